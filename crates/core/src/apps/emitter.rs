@@ -1,0 +1,69 @@
+//! What every traffic source shares: addressing, marks, the active window
+//! [start, stop) and the per-flow sent counters.
+
+use crate::engine::{RngStream, Time};
+use crate::net::{Header, Pdu};
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SizeDist {
+    Constant(u32),
+    /// Exponential with this mean, rounded to whole bytes, at least 1.
+    Exponential(f64),
+}
+
+impl SizeDist {
+    pub fn mean_bytes(self) -> f64 {
+        match self {
+            SizeDist::Constant(b) => b as f64,
+            SizeDist::Exponential(m) => m,
+        }
+    }
+
+    pub fn draw(self, rng: &mut RngStream) -> u32 {
+        match self {
+            SizeDist::Constant(b) => b,
+            SizeDist::Exponential(m) => (rng.exp(m).round() as u32).max(1),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Emitter {
+    pub flow: u32,
+    pub src_node: u32,
+    pub dst_node: u32,
+    pub dst_agent: u32,
+    pub priority: u8,
+    pub clp: u8,
+    pub start: Time,
+    /// No emission at or after this time.
+    pub stop: Time,
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+}
+
+impl Emitter {
+    pub fn active(&self, t: Time) -> bool {
+        t >= self.start && t < self.stop
+    }
+
+    /// A new PDU of `bytes` created at `now`.
+    pub fn make(&mut self, now: Time, bytes: u32) -> Pdu {
+        let p = Pdu {
+            bytes,
+            flow: self.flow,
+            seq: self.sent_packets,
+            src_node: self.src_node,
+            dst_node: self.dst_node,
+            dst_agent: self.dst_agent,
+            created: now,
+            enqueued: now,
+            priority: self.priority,
+            clp: self.clp,
+            header: Header::Raw,
+        };
+        self.sent_packets += 1;
+        self.sent_bytes += bytes as u64;
+        p
+    }
+}

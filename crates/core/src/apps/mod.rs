@@ -1,0 +1,47 @@
+//! Traffic sources (CBR, Poisson, ON-OFF) and the measuring sink.
+
+pub mod cbr;
+pub mod emitter;
+pub mod onoff;
+pub mod poisson;
+pub mod sink;
+
+pub use emitter::{Emitter, SizeDist};
+pub use sink::{FlowRecord, Sink};
+
+use crate::engine::Time;
+use crate::net::Pdu;
+
+/// A packet source: emits PDUs at the instants it chooses.
+pub enum Source {
+    Cbr(cbr::Cbr),
+    Poisson(poisson::Poisson),
+    OnOff(onoff::OnOff),
+}
+
+impl Source {
+    pub fn poll_at(&self) -> Time {
+        match self {
+            Source::Cbr(s) => s.poll_at(),
+            Source::Poisson(s) => s.poll_at(),
+            Source::OnOff(s) => s.poll_at(),
+        }
+    }
+
+    /// Emits the PDU due at `now`, if any.
+    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+        match self {
+            Source::Cbr(s) => s.poll(now),
+            Source::Poisson(s) => s.poll(now),
+            Source::OnOff(s) => s.poll(now),
+        }
+    }
+
+    pub fn emitter(&self) -> &Emitter {
+        match self {
+            Source::Cbr(s) => &s.emitter,
+            Source::Poisson(s) => &s.emitter,
+            Source::OnOff(s) => &s.emitter,
+        }
+    }
+}

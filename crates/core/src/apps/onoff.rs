@@ -1,0 +1,126 @@
+//! ON-OFF source: CBR at the peak rate while ON, silent while OFF; ON and
+//! OFF periods exponential or deterministic. Starts ON at `start`.
+
+use super::emitter::{Emitter, SizeDist};
+use crate::engine::time::PS_PER_S;
+use crate::engine::{Duration, RngStream, Time};
+use crate::net::Pdu;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Periods {
+    Exponential,
+    Deterministic,
+}
+
+pub struct OnOff {
+    pub emitter: Emitter,
+    size: SizeDist,
+    peak_bps: f64,
+    on_mean: Duration,
+    off_mean: Duration,
+    periods: Periods,
+    on_end: Time,
+    next: Time,
+    rng: RngStream,
+}
+
+impl OnOff {
+    pub fn new(
+        emitter: Emitter,
+        size: SizeDist,
+        peak_bps: f64,
+        on_mean: Duration,
+        off_mean: Duration,
+        periods: Periods,
+        rng: RngStream,
+    ) -> OnOff {
+        let start = emitter.start;
+        let mut s = OnOff {
+            emitter,
+            size,
+            peak_bps,
+            on_mean,
+            off_mean,
+            periods,
+            on_end: start,
+            next: start,
+            rng,
+        };
+        s.on_end = start + s.period(on_mean);
+        s
+    }
+
+    fn period(&mut self, mean: Duration) -> Duration {
+        match self.periods {
+            Periods::Deterministic => mean,
+            Periods::Exponential => Duration(self.rng.exp(mean.0 as f64).round() as u64),
+        }
+    }
+
+    pub fn poll_at(&self) -> Time {
+        if self.emitter.active(self.next) {
+            self.next
+        } else {
+            Time::NEVER
+        }
+    }
+
+    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+        if now < self.next || !self.emitter.active(now) {
+            return None;
+        }
+        let bytes = self.size.draw(&mut self.rng);
+        let p = self.emitter.make(now, bytes);
+        let gap = Duration((bytes as f64 * 8.0 * PS_PER_S as f64 / self.peak_bps).round() as u64);
+        self.next = now + gap;
+        // Skip whole OFF(+ON) cycles until the next emission lies in an ON period.
+        while self.next >= self.on_end {
+            let off = self.period(self.off_mean);
+            let on_start = self.on_end + off;
+            let on = self.period(self.on_mean);
+            self.on_end = on_start + on;
+            if self.next < on_start {
+                self.next = on_start;
+            }
+        }
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_duty_cycle_gives_mean_rate() {
+        // 1 Mb/s peak, 10 ms ON, 30 ms OFF → 250 kb/s on average.
+        let e = Emitter {
+            flow: 0,
+            src_node: 0,
+            dst_node: 1,
+            dst_agent: 0,
+            priority: 0,
+            clp: 0,
+            start: Time(0),
+            stop: Time(10 * PS_PER_S),
+            sent_packets: 0,
+            sent_bytes: 0,
+        };
+        let ms = Duration::from_millis(1);
+        let mut s = OnOff::new(
+            e,
+            SizeDist::Constant(125),
+            1e6,
+            Duration(10 * ms.0),
+            Duration(30 * ms.0),
+            Periods::Deterministic,
+            RngStream::new(1, "o"),
+        );
+        while s.poll_at() != Time::NEVER {
+            let t = s.poll_at();
+            s.poll(t).unwrap();
+        }
+        let rate = s.emitter.sent_bytes as f64 * 8.0 / 10.0;
+        assert!((rate - 250e3).abs() / 250e3 < 0.001, "{rate}");
+    }
+}

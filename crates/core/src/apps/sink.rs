@@ -1,0 +1,49 @@
+//! The measuring sink: per-flow received packets and bytes, one-way delay
+//! (histogram, so quantiles too) and, from it, jitter as delay minus the
+//! flow's minimum delay.
+
+use crate::engine::stats::Histogram;
+use crate::engine::Time;
+use crate::net::Pdu;
+
+/// What the network did to one flow.
+#[derive(Clone, Debug, Default)]
+pub struct FlowRecord {
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    /// One-way delay, ps.
+    pub delay: Histogram,
+    /// Discarded by a full queue or a CLP threshold.
+    pub dropped: u64,
+    /// Lost to bit errors or per-PDU loss.
+    pub errored: u64,
+}
+
+/// A sink at a node; it aggregates every flow addressed to it.
+#[derive(Clone, Debug, Default)]
+pub struct Sink {
+    pub node: u32,
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    /// Cumulative delay sum in seconds, for interval means in probes.
+    pub delay_sum_s: f64,
+}
+
+impl Sink {
+    pub fn new(node: u32) -> Sink {
+        Sink {
+            node,
+            ..Sink::default()
+        }
+    }
+
+    pub fn deliver(&mut self, now: Time, p: &Pdu, flow: &mut FlowRecord) {
+        let d = now.since(p.created);
+        self.received_packets += 1;
+        self.received_bytes += p.bytes as u64;
+        self.delay_sum_s += d.as_secs_f64();
+        flow.received_packets += 1;
+        flow.received_bytes += p.bytes as u64;
+        flow.delay.record(d.ps());
+    }
+}

@@ -1,0 +1,291 @@
+//! The event scheduler: one wake-up slot per component, ordered by
+//! (time, scheduling sequence).
+//!
+//! Every component (a link, a source, a TCP socket...) owns one slot and
+//! keeps it set to its next wake-up (`poll_at`). Equal times run in the order
+//! the wake-ups were requested, which makes runs deterministic.
+//!
+//! Rescheduling is cheap because protocols reset timers constantly (TCP moves
+//! its retransmission timer on every ACK): moving a wake-up *later* only
+//! records the new deadline; the heap entry already there fires early, sees
+//! the later deadline and re-inserts itself once. Moving it *earlier* pushes a
+//! new entry and the old one is recognised as stale by its generation number.
+
+use super::time::Time;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// Handle of a component's wake-up slot.
+pub type Slot = u32;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Entry {
+    time: u64,
+    seq: u64,
+    slot: Slot,
+    gen: u32,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.time, self.seq).cmp(&(other.time, other.seq))
+    }
+}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+struct SlotState {
+    /// Requested wake-up, `u64::MAX` when none.
+    deadline: u64,
+    /// Sequence number of the request that set `deadline`.
+    seq: u64,
+    /// Time of this slot's live heap entry, `u64::MAX` when it has none.
+    heap_time: u64,
+    gen: u32,
+}
+
+const NONE: u64 = u64::MAX;
+
+#[derive(Default)]
+pub struct Scheduler {
+    heap: BinaryHeap<Reverse<Entry>>,
+    slots: Vec<SlotState>,
+    next_seq: u64,
+}
+
+impl Scheduler {
+    pub fn new() -> Scheduler {
+        Scheduler::default()
+    }
+
+    pub fn add_slot(&mut self) -> Slot {
+        self.slots.push(SlotState {
+            deadline: NONE,
+            seq: 0,
+            heap_time: NONE,
+            gen: 0,
+        });
+        (self.slots.len() - 1) as Slot
+    }
+
+    /// Sets the slot's wake-up to `t`, replacing any earlier request;
+    /// `Time::NEVER` cancels it.
+    pub fn schedule(&mut self, slot: Slot, t: Time) {
+        if t == Time::NEVER {
+            self.cancel(slot);
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let s = &mut self.slots[slot as usize];
+        s.deadline = t.0;
+        s.seq = seq;
+        if s.heap_time != NONE && s.heap_time < t.0 {
+            return; // the live entry fires first and re-inserts itself
+        }
+        s.gen = s.gen.wrapping_add(1);
+        s.heap_time = t.0;
+        self.heap.push(Reverse(Entry {
+            time: t.0,
+            seq,
+            slot,
+            gen: s.gen,
+        }));
+    }
+
+    /// Schedules only when `t` differs from the pending wake-up: the common
+    /// case of a component whose next event did not move costs nothing.
+    pub fn update(&mut self, slot: Slot, t: Time) {
+        let d = self.slots[slot as usize].deadline;
+        if d != t.0 {
+            self.schedule(slot, t);
+        }
+    }
+
+    pub fn cancel(&mut self, slot: Slot) {
+        self.slots[slot as usize].deadline = NONE;
+    }
+
+    /// The pending wake-up of a slot.
+    pub fn pending(&self, slot: Slot) -> Option<Time> {
+        let d = self.slots[slot as usize].deadline;
+        (d != NONE).then_some(Time(d))
+    }
+
+    /// Removes and returns the next due wake-up.
+    pub fn pop(&mut self) -> Option<(Time, Slot)> {
+        while let Some(Reverse(e)) = self.heap.pop() {
+            let s = &mut self.slots[e.slot as usize];
+            if e.gen != s.gen {
+                continue; // superseded by an earlier request
+            }
+            s.heap_time = NONE;
+            if s.deadline == NONE {
+                continue; // cancelled
+            }
+            if s.deadline > e.time {
+                // Moved later since this entry was pushed: re-insert once.
+                s.heap_time = s.deadline;
+                self.heap.push(Reverse(Entry {
+                    time: s.deadline,
+                    seq: s.seq,
+                    slot: e.slot,
+                    gen: s.gen,
+                }));
+                continue;
+            }
+            s.deadline = NONE;
+            return Some((Time(e.time), e.slot));
+        }
+        None
+    }
+
+    /// Time of the next due wake-up, without removing it.
+    pub fn peek_time(&mut self) -> Option<Time> {
+        // Settle stale and postponed entries so the top is a real wake-up.
+        loop {
+            let e = self.heap.peek()?.0;
+            let s = &mut self.slots[e.slot as usize];
+            if e.gen != s.gen || s.deadline == NONE {
+                if e.gen == s.gen {
+                    s.heap_time = NONE;
+                }
+                self.heap.pop();
+                continue;
+            }
+            if s.deadline > e.time {
+                self.heap.pop();
+                s.heap_time = s.deadline;
+                let (time, seq, gen) = (s.deadline, s.seq, s.gen);
+                self.heap.push(Reverse(Entry {
+                    time,
+                    seq,
+                    slot: e.slot,
+                    gen,
+                }));
+                continue;
+            }
+            return Some(Time(e.time));
+        }
+    }
+
+    /// Number of entries in the heap, live or stale (for memory checks).
+    pub fn heap_len(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drain(s: &mut Scheduler) -> Vec<(u64, Slot)> {
+        std::iter::from_fn(|| s.pop().map(|(t, k)| (t.0, k))).collect()
+    }
+
+    #[test]
+    fn orders_by_time_then_request_order() {
+        let mut s = Scheduler::new();
+        let a = s.add_slot();
+        let b = s.add_slot();
+        let c = s.add_slot();
+        s.schedule(c, Time(5));
+        s.schedule(b, Time(3));
+        s.schedule(a, Time(5));
+        assert_eq!(drain(&mut s), vec![(3, b), (5, c), (5, a)]);
+    }
+
+    #[test]
+    fn moving_later_fires_once_at_new_time() {
+        let mut s = Scheduler::new();
+        let a = s.add_slot();
+        s.schedule(a, Time(10));
+        s.schedule(a, Time(20));
+        s.schedule(a, Time(30));
+        assert_eq!(s.heap_len(), 1);
+        assert_eq!(drain(&mut s), vec![(30, a)]);
+    }
+
+    #[test]
+    fn moving_earlier_supersedes() {
+        let mut s = Scheduler::new();
+        let a = s.add_slot();
+        s.schedule(a, Time(30));
+        s.schedule(a, Time(10));
+        assert_eq!(drain(&mut s), vec![(10, a)]);
+    }
+
+    #[test]
+    fn cancel_and_reschedule() {
+        let mut s = Scheduler::new();
+        let a = s.add_slot();
+        let b = s.add_slot();
+        s.schedule(a, Time(10));
+        s.schedule(b, Time(15));
+        s.cancel(a);
+        assert_eq!(s.pending(a), None);
+        assert_eq!(s.peek_time(), Some(Time(15)));
+        s.schedule(a, Time(12));
+        assert_eq!(drain(&mut s), vec![(12, a), (15, b)]);
+    }
+
+    #[test]
+    fn postponed_slot_keeps_its_request_order() {
+        // a requested at 5 after b, then moved: ties at the new time follow
+        // the order of the latest requests.
+        let mut s = Scheduler::new();
+        let a = s.add_slot();
+        let b = s.add_slot();
+        s.schedule(a, Time(1));
+        s.schedule(b, Time(5));
+        s.schedule(a, Time(5));
+        assert_eq!(drain(&mut s), vec![(5, b), (5, a)]);
+    }
+
+    #[test]
+    fn randomised_against_reference_model() {
+        // Compare with a naive model: a map slot -> (deadline, seq).
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let mut s = Scheduler::new();
+        let n = 20;
+        for _ in 0..n {
+            s.add_slot();
+        }
+        let mut model: Vec<Option<(u64, u64)>> = vec![None; n];
+        let mut seq = 0u64;
+        let mut now = 0u64;
+        for _ in 0..20_000 {
+            let op = rng.random_range(0..10);
+            let k = rng.random_range(0..n) as Slot;
+            if op < 6 {
+                let t = now + rng.random_range(0..50);
+                s.schedule(k, Time(t));
+                model[k as usize] = Some((t, seq));
+                seq += 1;
+            } else if op < 7 {
+                s.cancel(k);
+                model[k as usize] = None;
+            } else {
+                let want = model
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, m)| m.map(|(t, q)| (t, q, i as Slot)))
+                    .min();
+                let got = s.pop();
+                match want {
+                    None => assert_eq!(got, None),
+                    Some((t, _, i)) => {
+                        assert_eq!(got, Some((Time(t), i)));
+                        model[i as usize] = None;
+                        now = t;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Statistics that models record with: time-weighted averages, running
+//! summaries (count, mean, min, max), histograms with quantiles, and sampled
+//! time series.
+
+/// Time-weighted average of a piecewise-constant quantity (queue length,
+/// capacity): the integral of the value over time divided by the time.
+#[derive(Clone, Debug, Default)]
+pub struct TimeAverage {
+    start: u64,
+    last_t: u64,
+    value: f64,
+    integral: f64,
+    max: f64,
+}
+
+impl TimeAverage {
+    pub fn new(start_ps: u64, value: f64) -> TimeAverage {
+        TimeAverage {
+            start: start_ps,
+            last_t: start_ps,
+            value,
+            integral: 0.0,
+            max: value,
+        }
+    }
+    /// The quantity changes to `v` at time `t` (ps).
+    pub fn set(&mut self, t: u64, v: f64) {
+        self.integral += self.value * (t - self.last_t) as f64;
+        self.last_t = t;
+        self.value = v;
+        if v > self.max {
+            self.max = v;
+        }
+    }
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+    /// Average over [start, t].
+    pub fn mean(&self, t: u64) -> f64 {
+        let span = t.saturating_sub(self.start);
+        if span == 0 {
+            return self.value;
+        }
+        (self.integral + self.value * t.saturating_sub(self.last_t) as f64) / span as f64
+    }
+}
+
+/// Count, sum, min and max of a sample.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub n: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for Summary {
+    fn default() -> Summary {
+        Summary {
+            n: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Summary {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sum / self.n as f64
+        }
+    }
+}
+
+/// Log-linear histogram of non-negative integers (picoseconds, bytes):
+/// values below 2^SUB_BITS are exact; above, each power of two is split
+/// into 2^SUB_BITS buckets, so a quantile is within 1/2^SUB_BITS (0.8 %)
+/// of the true value. Recording is a few integer instructions, cheap enough
+/// for every packet at every hop; the mean is kept exactly.
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    counts: Vec<u64>,
+    pub summary: Summary,
+}
+
+const SUB_BITS: u32 = 7;
+const SUB: u64 = 1 << SUB_BITS;
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram::new()
+    }
+}
+
+impl Histogram {
+    pub fn new() -> Histogram {
+        Histogram {
+            counts: Vec::new(),
+            summary: Summary::default(),
+        }
+    }
+
+    fn bucket(v: u64) -> usize {
+        if v < SUB {
+            return v as usize;
+        }
+        let e = 63 - v.leading_zeros(); // floor(log2 v) >= SUB_BITS
+        let shift = e - SUB_BITS;
+        let mantissa = (v >> shift) - SUB; // 0..SUB
+        (SUB + (shift as u64) * SUB + mantissa) as usize
+    }
+
+    /// Lower and upper bound of the values falling into bucket `b`.
+    fn bounds(b: usize) -> (u64, u64) {
+        let b = b as u64;
+        if b < SUB {
+            return (b, b);
+        }
+        let shift = (b - SUB) / SUB;
+        let mantissa = (b - SUB) % SUB;
+        let lo = (SUB + mantissa) << shift;
+        (lo, lo + (1u64 << shift) - 1)
+    }
+
+    pub fn record(&mut self, v: u64) {
+        let b = Self::bucket(v);
+        if b >= self.counts.len() {
+            self.counts.resize(b + 1, 0);
+        }
+        self.counts[b] += 1;
+        self.summary.add(v as f64);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.summary.n
+    }
+
+    /// The q-quantile (0 ≤ q ≤ 1), as the midpoint of its bucket clamped to
+    /// the observed range; NaN when empty.
+    pub fn quantile(&self, q: f64) -> f64 {
+        let n = self.summary.n;
+        if n == 0 {
+            return f64::NAN;
+        }
+        if q >= 1.0 {
+            return self.summary.max;
+        }
+        let rank = ((q.max(0.0) * n as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (b, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (lo, hi) = Self::bounds(b);
+                let mid = (lo as f64 + hi as f64) / 2.0;
+                return mid.clamp(self.summary.min, self.summary.max);
+            }
+        }
+        self.summary.max
+    }
+}
+
+/// A time series sampled at fixed instants.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSeries {
+    pub times_s: Vec<f64>,
+    pub values: Vec<f64>,
+}
+
+impl TimeSeries {
+    pub fn push(&mut self, t_s: f64, v: f64) {
+        self.times_s.push(t_s);
+        self.values.push(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_average_of_a_square_wave() {
+        let mut a = TimeAverage::new(0, 0.0);
+        a.set(10, 4.0);
+        a.set(20, 0.0);
+        assert_eq!(a.mean(40), 1.0);
+        assert_eq!(a.max(), 4.0);
+    }
+
+    #[test]
+    fn histogram_buckets_cover_values() {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            129,
+            255,
+            256,
+            1000,
+            2_831_197,
+            u64::MAX / 3,
+        ] {
+            let (lo, hi) = Histogram::bounds(Histogram::bucket(v));
+            assert!(lo <= v && v <= hi, "{v} not in [{lo}, {hi}]");
+        }
+    }
+
+    #[test]
+    fn histogram_quantiles_within_precision() {
+        let mut h = Histogram::new();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        for q in [0.5, 0.9, 0.99] {
+            let exact = q * 100_000.0 * 1000.0;
+            let got = h.quantile(q);
+            assert!(
+                (got - exact).abs() / exact < 1.0 / 128.0,
+                "q{q}: {got} vs {exact}"
+            );
+        }
+        assert_eq!(h.summary.mean(), 50_000.5 * 1000.0);
+        assert_eq!(h.quantile(1.0), 100_000_000.0);
+    }
+
+    #[test]
+    fn empty_histogram_is_nan() {
+        assert!(Histogram::new().quantile(0.5).is_nan());
+    }
+}

@@ -1,0 +1,17 @@
+//! satcc-core: the discrete-event engine and the network models of satcc.
+//!
+//! Layers import downward only: `engine` (time, scheduler, RNG streams,
+//! statistics) → `net` (PDU, queues, links, nodes, capacity and error
+//! processes) → `apps` (traffic sources and sinks) → `scenario` (builds a
+//! network from a validated description and runs it). Models are plain state
+//! machines driven by `poll(now)` / `poll_at()`, so the same link and queue
+//! code can be driven by the event scheduler or by a real-time clock.
+
+pub mod apps;
+pub mod engine;
+pub mod net;
+pub mod scenario;
+
+/// Version of the models; part of every run key, so results of different
+/// versions are never mixed.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

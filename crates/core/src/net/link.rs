@@ -1,0 +1,376 @@
+//! A one-way point-to-point link: an output queue, a transmitter whose rate
+//! follows a capacity process, an error model applied per PDU by size, and a
+//! propagation delay line.
+//!
+//! The link is a passive state machine: `enqueue(now, pdu)` offers a PDU,
+//! `poll_at()` says when it next has something to do, and `poll(now, out)`
+//! does it, handing arrived PDUs to `out`. The discrete-event scheduler drives
+//! it in simulation; a real-time clock can drive the very same code.
+
+use super::capacity::CapacityProcess;
+use super::delay_line::DelayLine;
+use super::error_model::ErrorModel;
+use super::pdu::Pdu;
+use super::queue::{Queue, Verdict};
+use crate::engine::stats::{Histogram, TimeAverage};
+use crate::engine::{Duration, Rate, Time};
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// PDUs offered to the link (queued, sent directly or dropped).
+    pub arrivals: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub drops_clp: u64,
+    /// PDUs lost to bit errors or per-PDU loss.
+    pub errors: u64,
+    pub busy_ps: u64,
+    pub queue_packets: TimeAverage,
+    pub queue_bytes: TimeAverage,
+    /// Waiting plus the one in transmission.
+    pub system_packets: TimeAverage,
+    /// Time from enqueue to start of transmission, ps.
+    pub wait: Histogram,
+}
+
+/// A PDU being serialised while the capacity may change under it; its end
+/// time moves with the rate.
+struct InService {
+    pdu: Pdu,
+    started: Time,
+    /// Bits still to send as of `since`.
+    bits_left: f64,
+    since: Time,
+}
+
+pub struct Link {
+    pub from: u32,
+    pub to: u32,
+    queue: Queue,
+    capacity: CapacityProcess,
+    errors: ErrorModel,
+    line: DelayLine,
+    /// Transmission in progress over a changing capacity, ending at `tx_end`.
+    in_service: Option<InService>,
+    tx_end: Time,
+    /// End of the transmission in progress at a fixed rate. Such a PDU is
+    /// already in the delay line: its arrival time is known when it starts,
+    /// so it costs no event of its own (a link at low load then costs one
+    /// event per PDU instead of two).
+    busy_until: Time,
+    /// The system-size statistics still count a fixed-rate transmission
+    /// that ended at `busy_until`.
+    counted_busy: bool,
+    pub stats: LinkStats,
+}
+
+impl Link {
+    pub fn new(
+        from: u32,
+        to: u32,
+        queue: Queue,
+        capacity: CapacityProcess,
+        errors: ErrorModel,
+        delay: Duration,
+    ) -> Link {
+        Link {
+            from,
+            to,
+            queue,
+            capacity,
+            errors,
+            line: DelayLine::new(delay),
+            in_service: None,
+            tx_end: Time::NEVER,
+            busy_until: Time::ZERO,
+            counted_busy: false,
+            stats: LinkStats::default(),
+        }
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.capacity.rate()
+    }
+
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    pub fn delay_line(&self) -> &DelayLine {
+        &self.line
+    }
+
+    fn transmitting(&self, now: Time) -> bool {
+        self.in_service.is_some() || self.busy_until > now
+    }
+
+    /// Offers a PDU to the link at `now`.
+    pub fn enqueue(&mut self, now: Time, mut pdu: Pdu) -> Verdict {
+        self.settle(now);
+        self.stats.arrivals += 1;
+        pdu.enqueued = now;
+        if !self.transmitting(now) && self.queue.packets() == 0 && self.rate().bps > 0.0 {
+            self.start_tx(now, pdu);
+            return Verdict::Queued;
+        }
+        let v = self.queue.push(pdu);
+        match v {
+            Verdict::Queued => self.note_queue(now),
+            Verdict::DroppedFull => self.stats.drops += 1,
+            Verdict::DroppedClp => self.stats.drops_clp += 1,
+        }
+        v
+    }
+
+    /// When the link next needs `poll`: the end of a transmission with PDUs
+    /// waiting behind it, the arrival of the head of the delay line, or a
+    /// capacity change.
+    pub fn poll_at(&self) -> Time {
+        let next_start =
+            if self.queue.packets() > 0 && self.in_service.is_none() && self.rate().bps > 0.0 {
+                self.busy_until
+            } else {
+                Time::NEVER
+            };
+        self.tx_end
+            .min(next_start)
+            .min(self.line.head_arrival())
+            .min(self.capacity.next_change())
+    }
+
+    /// Does everything due at `now`; PDUs arriving at the far end go to `out`.
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        while self.capacity.next_change() <= now {
+            self.change_capacity(now);
+        }
+        if self.tx_end <= now {
+            self.finish_variable_rate_tx(now);
+        }
+        self.settle(now);
+        self.start_next(now);
+        while let Some(p) = self.line.pop_arrived(now) {
+            out.push(p);
+        }
+    }
+
+    fn start_next(&mut self, now: Time) {
+        if self.transmitting(now) || self.rate().bps <= 0.0 {
+            return;
+        }
+        if let Some(next) = self.queue.pop() {
+            self.start_tx(now, next);
+        }
+    }
+
+    fn start_tx(&mut self, now: Time, pdu: Pdu) {
+        self.stats.wait.record(now.since(pdu.enqueued).ps());
+        let end = now + self.rate().tx_time(pdu.bytes);
+        if self.capacity.next_change() >= end {
+            self.stats.busy_ps += end.since(now).ps();
+            self.busy_until = end;
+            self.counted_busy = true;
+            self.complete(end, pdu);
+        } else {
+            self.tx_end = end;
+            self.in_service = Some(InService {
+                pdu,
+                started: now,
+                bits_left: pdu.bytes as f64 * 8.0,
+                since: now,
+            });
+        }
+        self.note_queue(now);
+    }
+
+    /// The last bit of `pdu` leaves at `end`: errors are drawn and a
+    /// surviving PDU starts propagating.
+    fn complete(&mut self, end: Time, pdu: Pdu) {
+        if self.errors.corrupts(pdu.bytes) {
+            self.stats.errors += 1;
+        } else {
+            self.stats.tx_packets += 1;
+            self.stats.tx_bytes += pdu.bytes as u64;
+            self.line.push(end, pdu);
+        }
+    }
+
+    fn finish_variable_rate_tx(&mut self, now: Time) {
+        let s = self.in_service.take().expect("tx_end set without a PDU");
+        self.tx_end = Time::NEVER;
+        self.stats.busy_ps += now.since(s.started).ps();
+        self.complete(now, s.pdu);
+        self.note_queue(now);
+    }
+
+    /// Closes the statistics of a fixed-rate transmission that has ended.
+    fn settle(&mut self, now: Time) {
+        if self.counted_busy && self.busy_until <= now {
+            self.counted_busy = false;
+            let t = self.busy_until.ps();
+            self.stats
+                .system_packets
+                .set(t, self.queue.packets() as f64);
+        }
+    }
+
+    /// A capacity change: a PDU in transmission finishes its remaining bits
+    /// at the new rate; at rate zero it waits, and the queue holds.
+    fn change_capacity(&mut self, now: Time) {
+        let old = self.rate();
+        self.capacity.advance(now);
+        let new = self.rate();
+        if let Some(s) = self.in_service.as_mut() {
+            if old.bps > 0.0 {
+                s.bits_left = (s.bits_left - old.bits_in(now.since(s.since))).max(0.0);
+            }
+            s.since = now;
+            self.tx_end = if new.bps > 0.0 {
+                now + new.tx_time_bits(s.bits_left)
+            } else {
+                Time::NEVER
+            };
+        }
+    }
+
+    fn note_queue(&mut self, now: Time) {
+        let n = self.queue.packets();
+        let busy = self.transmitting(now) as u64;
+        self.stats.queue_packets.set(now.ps(), n as f64);
+        self.stats
+            .queue_bytes
+            .set(now.ps(), self.queue.bytes() as f64);
+        self.stats.system_packets.set(now.ps(), (n + busy) as f64);
+    }
+
+    /// Brings the statistics up to `now` (call before reading them).
+    pub fn close_stats(&mut self, now: Time) {
+        self.settle(now);
+    }
+
+    /// Calls `f` for every PDU still inside the link (end-of-run accounting).
+    pub fn for_each_held(&self, mut f: impl FnMut(&Pdu)) {
+        self.queue.iter().for_each(&mut f);
+        if let Some(s) = &self.in_service {
+            f(&s.pdu);
+        }
+        self.line.iter().for_each(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStream;
+    use crate::net::capacity::Trace;
+    use crate::net::queue::Limit;
+
+    fn link(rate: f64, delay: u64, limit: u64) -> Link {
+        Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(limit)),
+            CapacityProcess::constant(rate),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration(delay),
+        )
+    }
+
+    fn pdu(bytes: u32, seq: u64) -> Pdu {
+        Pdu {
+            bytes,
+            seq,
+            ..Pdu::default()
+        }
+    }
+
+    /// Drives a link alone until nothing is left; returns (time, seq) arrivals.
+    fn run(l: &mut Link) -> Vec<(u64, u64)> {
+        let mut got = vec![];
+        let mut out = vec![];
+        loop {
+            let t = l.poll_at();
+            if t == Time::NEVER {
+                return got;
+            }
+            l.poll(t, &mut out);
+            got.extend(out.drain(..).map(|p| (t.0, p.seq)));
+        }
+    }
+
+    #[test]
+    fn delivery_time_is_serialisation_plus_propagation_plus_queueing() {
+        // 1000 bytes at 8 Mb/s = 1 ms; 5 ms propagation.
+        let mut l = link(8e6, 5_000_000_000, 10);
+        l.enqueue(Time(0), pdu(1000, 0));
+        l.enqueue(Time(0), pdu(1000, 1));
+        let got = run(&mut l);
+        assert_eq!(got, vec![(6_000_000_000, 0), (7_000_000_000, 1)]);
+        assert_eq!(l.stats.wait.summary.max, 1e9);
+    }
+
+    #[test]
+    fn overflow_drops_and_counts() {
+        let mut l = link(8e6, 0, 1);
+        for s in 0..4 {
+            l.enqueue(Time(0), pdu(1000, s));
+        }
+        // One in service, one waiting, two dropped.
+        assert_eq!(l.stats.drops, 2);
+        assert_eq!(run(&mut l).len(), 2);
+    }
+
+    #[test]
+    fn capacity_change_mid_transmission_rescales_remaining_bits() {
+        // 1000 bytes at 8 Mb/s would take 1 ms; at 0.5 ms the rate halves,
+        // so the remaining 4000 bits take 1 ms more: done at 1.5 ms.
+        let mut l = Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(10)),
+            CapacityProcess::trace(Trace {
+                times: vec![Time(0), Time(500_000_000)],
+                rates: vec![8e6, 4e6],
+                period: None,
+            }),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration(0),
+        );
+        l.enqueue(Time(0), pdu(1000, 0));
+        assert_eq!(run(&mut l), vec![(1_500_000_000, 0)]);
+    }
+
+    #[test]
+    fn zero_capacity_holds_the_queue() {
+        let mut l = Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(10)),
+            CapacityProcess::trace(Trace {
+                times: vec![Time(0), Time(1_000), Time(2_000)],
+                rates: vec![8e6, 0.0, 8e6],
+                period: None,
+            }),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration(0),
+        );
+        let mut out = vec![];
+        l.poll(Time(1_000), &mut out); // now in the outage
+        l.enqueue(Time(1_500), pdu(1, 7));
+        assert_eq!(run(&mut l), vec![(2_000 + 1_000_000, 7)]);
+    }
+
+    #[test]
+    fn queue_time_average_of_a_burst() {
+        // Three PDUs at t=0 on an idle 8 Mb/s link, 1 ms each: one waits
+        // 1 ms, one 2 ms; mean waiting count over 3 ms = (2*1 + 1*1)/3.
+        let mut l = link(8e6, 0, 10);
+        for s in 0..3 {
+            l.enqueue(Time(0), pdu(1000, s));
+        }
+        run(&mut l);
+        let m = l.stats.queue_packets.mean(3_000_000_000);
+        assert!((m - 1.0).abs() < 1e-12, "{m}");
+        assert_eq!(l.stats.busy_ps, 3_000_000_000);
+    }
+}

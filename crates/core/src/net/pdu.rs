@@ -1,0 +1,70 @@
+//! The protocol data unit every model moves: a packet, a TCP segment, an ATM
+//! cell or a DVB-RCS burst. Plain `Copy` data with a fixed-size header
+//! variant, so moving one never allocates; payload bytes are not carried,
+//! only their count.
+
+use crate::engine::Time;
+
+/// TCP segment header fields the models need (RFC 9293 §3.1; SACK blocks
+/// RFC 2018). Sequence numbers are 32-bit and wrap, as on the wire.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub seq: u32,
+    pub ack: u32,
+    /// Advertised window field, before scaling.
+    pub window: u16,
+    pub flags: u8,
+    pub sack_blocks: u8,
+    pub sack: [(u32, u32); 3],
+}
+
+/// The header of a PDU. ATM cells, RM cells and DVB-RCS frames join as
+/// variants when those layers land; the enum stays `Copy` and small.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Header {
+    /// Opaque traffic from a source model (CBR, Poisson, ON-OFF).
+    #[default]
+    Raw,
+    Udp {
+        src_port: u16,
+        dst_port: u16,
+    },
+    Tcp(TcpHeader),
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pdu {
+    /// Size on the wire, all headers included.
+    pub bytes: u32,
+    /// Flow (source or connection) index, for per-flow statistics.
+    pub flow: u32,
+    /// Per-flow sequence number of this PDU (0, 1, ...).
+    pub seq: u64,
+    pub src_node: u32,
+    pub dst_node: u32,
+    /// Receiving endpoint at `dst_node` (a sink, a TCP socket...).
+    pub dst_agent: u32,
+    pub created: Time,
+    /// When the PDU entered its current queue; scratch for wait statistics.
+    pub enqueued: Time,
+    /// 0 = high (real time), 1 = low.
+    pub priority: u8,
+    /// Loss priority: 1 marks a PDU to discard first (ATM CLP bit).
+    pub clp: u8,
+    pub header: Header,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pdu_stays_small() {
+        // Hot-path moves copy the PDU: keep it within two cache lines.
+        assert!(
+            std::mem::size_of::<Pdu>() <= 128,
+            "{}",
+            std::mem::size_of::<Pdu>()
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! Queue disciplines of a link's output buffer.
+//!
+//! - Drop-tail FIFO limited in packets or bytes.
+//! - Strict two-priority queue with per-priority maximum length and a
+//!   selective-discard threshold for CLP=1 units (proactive-ATM thesis §4 and
+//!   §4.1, Fig. 4): below the threshold every unit is admitted; at or above it
+//!   CLP=1 units are discarded and CLP=0 units are admitted while the queue is
+//!   below its maximum. Priority 0 is always served first, non-preemptively.
+//!
+//! Occupancy counts units waiting, not the one in transmission.
+
+use super::pdu::Pdu;
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Limit {
+    /// Would a queue holding `packets`/`bytes` still be under the limit
+    /// after admitting `add` bytes?
+    fn admits(self, packets: u64, bytes: u64, add: u32) -> bool {
+        match self {
+            Limit::Packets(n) => packets < n,
+            Limit::Bytes(n) => bytes + add as u64 <= n,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Queued,
+    /// Discarded because the queue was full.
+    DroppedFull,
+    /// Discarded by the CLP=1 selective-discard threshold.
+    DroppedClp,
+}
+
+/// One FIFO with occupancy counters.
+#[derive(Clone, Debug)]
+struct Fifo {
+    q: VecDeque<Pdu>,
+    bytes: u64,
+}
+
+impl Fifo {
+    fn new() -> Fifo {
+        Fifo {
+            q: VecDeque::new(),
+            bytes: 0,
+        }
+    }
+    fn push(&mut self, p: Pdu) {
+        self.bytes += p.bytes as u64;
+        self.q.push_back(p);
+    }
+    fn pop(&mut self) -> Option<Pdu> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.bytes as u64;
+        Some(p)
+    }
+    fn len(&self) -> u64 {
+        self.q.len() as u64
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct DropTail {
+    fifo: Fifo,
+    limit: Limit,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LevelConfig {
+    pub limit: Limit,
+    pub clp_threshold: Limit,
+}
+
+#[derive(Clone, Debug)]
+pub struct TwoPriority {
+    fifos: [Fifo; 2],
+    config: [LevelConfig; 2],
+}
+
+#[derive(Clone, Debug)]
+pub enum Queue {
+    DropTail(DropTail),
+    TwoPriority(TwoPriority),
+}
+
+impl Queue {
+    pub fn drop_tail(limit: Limit) -> Queue {
+        Queue::DropTail(DropTail {
+            fifo: Fifo::new(),
+            limit,
+        })
+    }
+
+    pub fn two_priority(high: LevelConfig, low: LevelConfig) -> Queue {
+        Queue::TwoPriority(TwoPriority {
+            fifos: [Fifo::new(), Fifo::new()],
+            config: [high, low],
+        })
+    }
+
+    pub fn push(&mut self, p: Pdu) -> Verdict {
+        match self {
+            Queue::DropTail(d) => {
+                if d.limit.admits(d.fifo.len(), d.fifo.bytes, p.bytes) {
+                    d.fifo.push(p);
+                    Verdict::Queued
+                } else {
+                    Verdict::DroppedFull
+                }
+            }
+            Queue::TwoPriority(t) => {
+                let level = (p.priority as usize).min(1);
+                let f = &mut t.fifos[level];
+                let c = t.config[level];
+                let (n, b) = (f.len(), f.bytes);
+                if c.clp_threshold.admits(n, b, p.bytes) {
+                    f.push(p);
+                    Verdict::Queued
+                } else if p.clp != 0 {
+                    Verdict::DroppedClp
+                } else if c.limit.admits(n, b, p.bytes) {
+                    f.push(p);
+                    Verdict::Queued
+                } else {
+                    Verdict::DroppedFull
+                }
+            }
+        }
+    }
+
+    pub fn pop(&mut self) -> Option<Pdu> {
+        match self {
+            Queue::DropTail(d) => d.fifo.pop(),
+            Queue::TwoPriority(t) => t.fifos[0].pop().or_else(|| t.fifos[1].pop()),
+        }
+    }
+
+    pub fn packets(&self) -> u64 {
+        match self {
+            Queue::DropTail(d) => d.fifo.len(),
+            Queue::TwoPriority(t) => t.fifos[0].len() + t.fifos[1].len(),
+        }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Queue::DropTail(d) => d.fifo.bytes,
+            Queue::TwoPriority(t) => t.fifos[0].bytes + t.fifos[1].bytes,
+        }
+    }
+
+    /// Every PDU waiting, in no particular order (end-of-run accounting).
+    pub fn iter(&self) -> Box<dyn Iterator<Item = &Pdu> + '_> {
+        match self {
+            Queue::DropTail(d) => Box::new(d.fifo.q.iter()),
+            Queue::TwoPriority(t) => Box::new(t.fifos[0].q.iter().chain(t.fifos[1].q.iter())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pdu(bytes: u32, priority: u8, clp: u8, seq: u64) -> Pdu {
+        Pdu {
+            bytes,
+            priority,
+            clp,
+            seq,
+            ..Pdu::default()
+        }
+    }
+
+    #[test]
+    fn drop_tail_packet_limit() {
+        let mut q = Queue::drop_tail(Limit::Packets(2));
+        assert_eq!(q.push(pdu(100, 0, 0, 0)), Verdict::Queued);
+        assert_eq!(q.push(pdu(100, 0, 0, 1)), Verdict::Queued);
+        assert_eq!(q.push(pdu(100, 0, 0, 2)), Verdict::DroppedFull);
+        assert_eq!(q.pop().unwrap().seq, 0);
+        assert_eq!(q.packets(), 1);
+    }
+
+    #[test]
+    fn drop_tail_byte_limit_admits_exact_fit() {
+        let mut q = Queue::drop_tail(Limit::Bytes(250));
+        assert_eq!(q.push(pdu(100, 0, 0, 0)), Verdict::Queued);
+        assert_eq!(q.push(pdu(150, 0, 0, 1)), Verdict::Queued);
+        assert_eq!(q.push(pdu(1, 0, 0, 2)), Verdict::DroppedFull);
+        assert_eq!(q.bytes(), 250);
+    }
+
+    #[test]
+    fn high_priority_served_first_fifo_within_level() {
+        let cfg = LevelConfig {
+            limit: Limit::Packets(10),
+            clp_threshold: Limit::Packets(10),
+        };
+        let mut q = Queue::two_priority(cfg, cfg);
+        q.push(pdu(53, 1, 0, 0));
+        q.push(pdu(53, 0, 0, 1));
+        q.push(pdu(53, 1, 0, 2));
+        q.push(pdu(53, 0, 0, 3));
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|p| p.seq)).collect();
+        assert_eq!(order, vec![1, 3, 0, 2]);
+    }
+
+    #[test]
+    fn clp_threshold_discards_marked_units_only() {
+        // Thesis §4: threshold 2, maximum 3.
+        let cfg = LevelConfig {
+            limit: Limit::Packets(3),
+            clp_threshold: Limit::Packets(2),
+        };
+        let mut q = Queue::two_priority(cfg, cfg);
+        assert_eq!(q.push(pdu(53, 1, 1, 0)), Verdict::Queued);
+        assert_eq!(q.push(pdu(53, 1, 0, 1)), Verdict::Queued);
+        assert_eq!(q.push(pdu(53, 1, 1, 2)), Verdict::DroppedClp);
+        assert_eq!(q.push(pdu(53, 1, 0, 3)), Verdict::Queued);
+        assert_eq!(q.push(pdu(53, 1, 0, 4)), Verdict::DroppedFull);
+        // The other priority has its own room.
+        assert_eq!(q.push(pdu(53, 0, 1, 5)), Verdict::Queued);
+        assert_eq!(q.packets(), 4);
+    }
+}

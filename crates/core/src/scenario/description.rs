@@ -1,0 +1,162 @@
+//! The typed scenario description (docs/scenario.md, "normalised
+//! description"): SI base units, integers for picoseconds and bytes, every
+//! default filled in. Later layers (TCP, ATM, DVB-RCS) add optional sections.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Description {
+    pub name: String,
+    pub seed: u64,
+    pub duration_ps: u64,
+    pub sample_interval_ps: u64,
+    #[serde(default)]
+    pub max_events: Option<u64>,
+    #[serde(default)]
+    pub stop_when: Option<StopWhen>,
+    pub nodes: Vec<NodeDesc>,
+    pub links: Vec<LinkDesc>,
+    #[serde(default)]
+    pub sources: Vec<SourceDesc>,
+    #[serde(default)]
+    pub sinks: Vec<SinkDesc>,
+    #[serde(default)]
+    pub probes: Vec<ProbeDesc>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StopWhen {
+    pub sink: String,
+    pub received_packets: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeDesc {
+    pub name: String,
+    #[serde(default = "router")]
+    pub kind: String,
+    #[serde(default)]
+    pub routes: BTreeMap<String, String>,
+}
+
+fn router() -> String {
+    "router".into()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDesc {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub delay_ps: u64,
+    #[serde(default)]
+    pub ber: f64,
+    #[serde(default)]
+    pub loss: f64,
+    pub queue: QueueDesc,
+    pub capacity: CapacityDesc,
+}
+
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitDesc {
+    Packets(u64),
+    Bytes(u64),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LevelDesc {
+    pub limit: LimitDesc,
+    pub clp_threshold: LimitDesc,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueDesc {
+    Droptail { limit: LimitDesc },
+    Priority { high: LevelDesc, low: LevelDesc },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CapacityDesc {
+    Constant {
+        rate_bps: f64,
+    },
+    Markov {
+        rates_bps: [f64; 2],
+        mean_holding_ps: [u64; 2],
+        #[serde(default)]
+        initial: usize,
+    },
+    Trace {
+        times_ps: Vec<u64>,
+        rates_bps: Vec<f64>,
+        #[serde(default)]
+        period_ps: Option<u64>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SourceDesc {
+    pub name: String,
+    /// "cbr", "poisson" or "onoff".
+    pub kind: String,
+    pub node: String,
+    pub sink: String,
+    pub rate_bps: f64,
+    pub packet_bytes: u32,
+    /// "constant" or "exponential".
+    #[serde(default = "constant")]
+    pub size_dist: String,
+    #[serde(default)]
+    pub start_ps: u64,
+    #[serde(default)]
+    pub stop_ps: Option<u64>,
+    #[serde(default)]
+    pub priority: u8,
+    #[serde(default)]
+    pub clp: u8,
+    #[serde(default)]
+    pub on_ps: Option<u64>,
+    #[serde(default)]
+    pub off_ps: Option<u64>,
+    /// "exponential" or "deterministic" (ON-OFF only).
+    #[serde(default)]
+    pub periods: Option<String>,
+}
+
+fn constant() -> String {
+    "constant".into()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SinkDesc {
+    pub name: String,
+    pub node: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeDesc {
+    pub name: String,
+    /// "link", "sink" or "source".
+    pub target: String,
+    /// Name of the target.
+    pub of: String,
+    pub metric: String,
+}
+
+impl Description {
+    pub fn from_json(s: &str) -> Result<Description, super::BuildError> {
+        serde_json::from_str(s).map_err(|e| super::BuildError(format!("invalid description: {e}")))
+    }
+}

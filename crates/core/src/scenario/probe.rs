@@ -1,0 +1,76 @@
+//! Probes: named quantities sampled every `sample_interval` into time series.
+
+use crate::engine::stats::TimeSeries;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    LinkQueuePackets(u32),
+    LinkQueueBytes(u32),
+    LinkCapacity(u32),
+    /// Bits sent in the last interval / interval.
+    LinkThroughput(u32),
+    LinkDrops(u32),
+    SinkThroughput(u32),
+    SinkReceived(u32),
+    /// Mean delay of the packets received in the last interval.
+    SinkDelayMean(u32),
+    SourceSent(u32),
+    SourceRate(u32),
+}
+
+impl Quantity {
+    /// The quantity named by a probe description, with the index of its target.
+    pub fn parse(target: &str, metric: &str, index: u32) -> Option<Quantity> {
+        use Quantity::*;
+        Some(match (target, metric) {
+            ("link", "queue_packets") => LinkQueuePackets(index),
+            ("link", "queue_bytes") => LinkQueueBytes(index),
+            ("link", "capacity_bps") => LinkCapacity(index),
+            ("link", "throughput_bps") => LinkThroughput(index),
+            ("link", "drops") => LinkDrops(index),
+            ("sink", "throughput_bps") => SinkThroughput(index),
+            ("sink", "received_packets") => SinkReceived(index),
+            ("sink", "delay_mean_s") => SinkDelayMean(index),
+            ("source", "sent_packets") => SourceSent(index),
+            ("source", "rate_bps") => SourceRate(index),
+            _ => return None,
+        })
+    }
+}
+
+pub struct Probe {
+    pub name: String,
+    pub quantity: Quantity,
+    /// Cumulative counters at the previous sample, for interval rates.
+    pub last: (f64, f64),
+    pub series: TimeSeries,
+}
+
+impl Probe {
+    pub fn new(name: String, quantity: Quantity) -> Probe {
+        Probe {
+            name,
+            quantity,
+            last: (0.0, 0.0),
+            series: TimeSeries::default(),
+        }
+    }
+
+    /// Rate of a cumulative counter over the interval since the last sample.
+    pub fn per_interval(&mut self, cumulative: f64, interval_s: f64) -> f64 {
+        let d = cumulative - self.last.0;
+        self.last.0 = cumulative;
+        d / interval_s
+    }
+
+    /// Mean of a cumulative sum over a cumulative count since the last sample.
+    pub fn interval_mean(&mut self, sum: f64, count: f64) -> f64 {
+        let (ds, dn) = (sum - self.last.0, count - self.last.1);
+        self.last = (sum, count);
+        if dn > 0.0 {
+            ds / dn
+        } else {
+            f64::NAN
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The flat run summary: `links.NAME.*`, `flows.NAME.*`, `sinks.NAME.*` and
+//! `run.*` keys with plain numbers, sorted, so that the same run serialises
+//! to the same bytes. Wall-clock figures are deliberately absent.
+
+use super::world::World;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub type Summary = BTreeMap<String, Value>;
+
+fn put(s: &mut Summary, key: String, v: impl Into<Value>) {
+    s.insert(key, v.into());
+}
+
+/// JSON has no NaN: undefined figures (the delay of a flow that received
+/// nothing) become null.
+fn num(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+const PS: f64 = 1e-12;
+
+pub fn summarise(w: &World) -> Summary {
+    let mut s = Summary::new();
+    let end = w.now.ps();
+    let elapsed_s = w.now.as_secs_f64();
+    put(&mut s, "run.events".into(), w.events);
+    put(&mut s, "run.end_time_s".into(), num(elapsed_s));
+    put(&mut s, "run.seed".into(), w.seed);
+    put(
+        &mut s,
+        "run.stop_reason".into(),
+        w.stopped.map_or("running", |r| r.as_str()),
+    );
+    put(&mut s, "run.unroutable".into(), w.unroutable);
+    links(w, &mut s, end, elapsed_s);
+    flows(w, &mut s, elapsed_s);
+    for (k, name) in w.names.sinks.iter().enumerate() {
+        let sk = &w.sinks[k];
+        let p = format!("sinks.{name}.");
+        put(&mut s, p.clone() + "received_packets", sk.received_packets);
+        put(&mut s, p.clone() + "received_bytes", sk.received_bytes);
+        put(
+            &mut s,
+            p + "throughput_bps",
+            num(rate(sk.received_bytes, elapsed_s)),
+        );
+    }
+    s
+}
+
+fn rate(bytes: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        bytes as f64 * 8.0 / secs
+    } else {
+        f64::NAN
+    }
+}
+
+fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
+    for (i, name) in w.names.links.iter().enumerate() {
+        let st = &w.links[i].stats;
+        let p = format!("links.{name}.");
+        put(s, p.clone() + "arrivals", st.arrivals);
+        put(s, p.clone() + "tx_packets", st.tx_packets);
+        put(s, p.clone() + "tx_bytes", st.tx_bytes);
+        put(s, p.clone() + "drops", st.drops);
+        put(s, p.clone() + "drops_clp", st.drops_clp);
+        put(s, p.clone() + "errors", st.errors);
+        let util = if end > 0 {
+            st.busy_ps as f64 / end as f64
+        } else {
+            f64::NAN
+        };
+        put(s, p.clone() + "utilisation", num(util));
+        put(
+            s,
+            p.clone() + "throughput_bps",
+            num(rate(st.tx_bytes, elapsed_s)),
+        );
+        put(
+            s,
+            p.clone() + "queue_mean_packets",
+            num(st.queue_packets.mean(end)),
+        );
+        put(
+            s,
+            p.clone() + "queue_max_packets",
+            num(st.queue_packets.max()),
+        );
+        put(
+            s,
+            p.clone() + "queue_mean_bytes",
+            num(st.queue_bytes.mean(end)),
+        );
+        put(s, p.clone() + "queue_max_bytes", num(st.queue_bytes.max()));
+        put(
+            s,
+            p.clone() + "system_mean_packets",
+            num(st.system_packets.mean(end)),
+        );
+        put(
+            s,
+            p.clone() + "wait_mean_s",
+            num(st.wait.summary.mean() * PS),
+        );
+        put(s, p.clone() + "wait_p50_s", num(st.wait.quantile(0.5) * PS));
+        put(
+            s,
+            p.clone() + "wait_p99_s",
+            num(st.wait.quantile(0.99) * PS),
+        );
+        let max = if st.wait.count() > 0 {
+            st.wait.summary.max * PS
+        } else {
+            f64::NAN
+        };
+        put(s, p + "wait_max_s", num(max));
+    }
+}
+
+fn flows(w: &World, s: &mut Summary, elapsed_s: f64) {
+    let in_flight = w.in_flight_per_flow();
+    for (i, name) in w.names.sources.iter().enumerate() {
+        let e = w.sources[i].emitter();
+        let f = &w.flows[i];
+        let p = format!("flows.{name}.");
+        let lost = e.sent_packets - f.received_packets - in_flight[i];
+        let settled = e.sent_packets - in_flight[i];
+        put(s, p.clone() + "sent_packets", e.sent_packets);
+        put(s, p.clone() + "sent_bytes", e.sent_bytes);
+        put(s, p.clone() + "received_packets", f.received_packets);
+        put(s, p.clone() + "received_bytes", f.received_bytes);
+        put(s, p.clone() + "in_flight_packets", in_flight[i]);
+        put(s, p.clone() + "dropped_packets", f.dropped);
+        put(s, p.clone() + "errored_packets", lost - f.dropped.min(lost));
+        put(s, p.clone() + "lost_packets", lost);
+        let loss_rate = if settled > 0 {
+            lost as f64 / settled as f64
+        } else {
+            f64::NAN
+        };
+        put(s, p.clone() + "loss_rate", num(loss_rate));
+        let active_s = (elapsed_s - e.start.as_secs_f64()).max(0.0);
+        put(
+            s,
+            p.clone() + "throughput_bps",
+            num(rate(f.received_bytes, active_s)),
+        );
+        let d = &f.delay;
+        let min = if d.count() > 0 {
+            d.summary.min
+        } else {
+            f64::NAN
+        };
+        let max = if d.count() > 0 {
+            d.summary.max
+        } else {
+            f64::NAN
+        };
+        put(s, p.clone() + "delay_mean_s", num(d.summary.mean() * PS));
+        put(s, p.clone() + "delay_min_s", num(min * PS));
+        put(s, p.clone() + "delay_max_s", num(max * PS));
+        put(s, p.clone() + "delay_p50_s", num(d.quantile(0.5) * PS));
+        put(s, p.clone() + "delay_p95_s", num(d.quantile(0.95) * PS));
+        put(s, p.clone() + "delay_p99_s", num(d.quantile(0.99) * PS));
+        put(
+            s,
+            p.clone() + "jitter_mean_s",
+            num((d.summary.mean() - min) * PS),
+        );
+        put(s, p + "jitter_p99_s", num((d.quantile(0.99) - min) * PS));
+    }
+}
+
+/// The summary as canonical JSON (sorted keys, shortest float repr).
+pub fn to_json(s: &Summary) -> String {
+    serde_json::to_string(s).expect("summary serialises")
+}

@@ -1,0 +1,542 @@
+//! The simulated world: every component of a built scenario, the scheduler
+//! that drives them, and the forwarding of PDUs between them.
+
+use super::description::{CapacityDesc, Description, LimitDesc, QueueDesc, SourceDesc};
+use super::probe::{Probe, Quantity};
+use super::BuildError;
+use crate::apps::onoff::{OnOff, Periods};
+use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
+use crate::engine::{Duration, RngStream, Scheduler, Slot, Time};
+use crate::net::capacity::{CapacityProcess, Trace};
+use crate::net::error_model::ErrorModel;
+use crate::net::queue::{LevelConfig, Limit, Queue, Verdict};
+use crate::net::{Link, Next, Node, Pdu};
+use std::collections::HashMap;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Owner {
+    Link(u32),
+    Source(u32),
+    Sampler,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    Duration,
+    MaxEvents,
+    StopWhen,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Duration => "duration",
+            StopReason::MaxEvents => "max_events",
+            StopReason::StopWhen => "stop_when",
+        }
+    }
+}
+
+pub struct Names {
+    pub nodes: Vec<String>,
+    pub links: Vec<String>,
+    pub sources: Vec<String>,
+    pub sinks: Vec<String>,
+}
+
+pub struct World {
+    pub name: String,
+    pub seed: u64,
+    pub now: Time,
+    pub end: Time,
+    pub events: u64,
+    pub max_events: Option<u64>,
+    /// Stop when sink `.0` has received `.1` packets.
+    pub stop_when: Option<(u32, u64)>,
+    pub stopped: Option<StopReason>,
+    sched: Scheduler,
+    owners: Vec<Owner>,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    link_slots: Vec<Slot>,
+    pub sources: Vec<Source>,
+    source_slots: Vec<Slot>,
+    pub sinks: Vec<Sink>,
+    /// One record per source, indexed by flow id.
+    pub flows: Vec<FlowRecord>,
+    pub probes: Vec<Probe>,
+    sample_slot: Slot,
+    pub sample_interval: Duration,
+    next_sample: Time,
+    pub unroutable: u64,
+    pub names: Names,
+    scratch: Vec<Pdu>,
+}
+
+fn index_of(
+    names: &HashMap<&str, u32>,
+    kind: &str,
+    name: &str,
+    at: &str,
+) -> Result<u32, BuildError> {
+    names
+        .get(name)
+        .copied()
+        .ok_or_else(|| BuildError(format!("{at}: no {kind} named {name:?}")))
+}
+
+fn name_map(names: &[String]) -> HashMap<&str, u32> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as u32))
+        .collect()
+}
+
+fn limit(l: LimitDesc) -> Limit {
+    match l {
+        LimitDesc::Packets(n) => Limit::Packets(n),
+        LimitDesc::Bytes(n) => Limit::Bytes(n),
+    }
+}
+
+fn build_queue(q: &QueueDesc) -> Queue {
+    match q {
+        QueueDesc::Droptail { limit: l } => Queue::drop_tail(limit(*l)),
+        QueueDesc::Priority { high, low } => {
+            let level = |d: &super::description::LevelDesc| LevelConfig {
+                limit: limit(d.limit),
+                clp_threshold: limit(d.clp_threshold),
+            };
+            Queue::two_priority(level(high), level(low))
+        }
+    }
+}
+
+fn build_capacity(
+    c: &CapacityDesc,
+    rng: RngStream,
+    at: &str,
+) -> Result<CapacityProcess, BuildError> {
+    Ok(match c {
+        CapacityDesc::Constant { rate_bps } => {
+            if rate_bps.is_nan() || *rate_bps <= 0.0 {
+                return Err(BuildError(format!("{at}: rate must be positive")));
+            }
+            CapacityProcess::constant(*rate_bps)
+        }
+        CapacityDesc::Markov {
+            rates_bps,
+            mean_holding_ps,
+            initial,
+        } => {
+            if *initial > 1 || rates_bps.iter().all(|r| *r <= 0.0) {
+                return Err(BuildError(format!("{at}: invalid Markov capacity")));
+            }
+            CapacityProcess::markov(
+                *rates_bps,
+                [Duration(mean_holding_ps[0]), Duration(mean_holding_ps[1])],
+                *initial,
+                rng,
+            )
+        }
+        CapacityDesc::Trace {
+            times_ps,
+            rates_bps,
+            period_ps,
+        } => {
+            let ok = !times_ps.is_empty()
+                && times_ps.len() == rates_bps.len()
+                && times_ps[0] == 0
+                && times_ps.windows(2).all(|w| w[0] < w[1]);
+            if !ok {
+                return Err(BuildError(format!("{at}: invalid capacity trace")));
+            }
+            CapacityProcess::trace(Trace {
+                times: times_ps.iter().map(|t| Time(*t)).collect(),
+                rates: rates_bps.clone(),
+                period: period_ps.map(Duration),
+            })
+        }
+    })
+}
+
+fn build_source(s: &SourceDesc, emitter: Emitter, rng: RngStream) -> Result<Source, BuildError> {
+    let at = format!("sources.{}", s.name);
+    let size = match s.size_dist.as_str() {
+        "constant" => SizeDist::Constant(s.packet_bytes),
+        "exponential" => SizeDist::Exponential(s.packet_bytes as f64),
+        other => {
+            return Err(BuildError(format!(
+                "{at}: unknown size distribution {other:?}"
+            )))
+        }
+    };
+    if s.rate_bps.is_nan() || s.rate_bps <= 0.0 || s.packet_bytes == 0 {
+        return Err(BuildError(format!(
+            "{at}: rate and packet size must be positive"
+        )));
+    }
+    Ok(match s.kind.as_str() {
+        "cbr" => {
+            let SizeDist::Constant(bytes) = size else {
+                return Err(BuildError(format!("{at}: CBR sizes are constant")));
+            };
+            Source::Cbr(Cbr::new(emitter, bytes, s.rate_bps))
+        }
+        "poisson" => Source::Poisson(Poisson::new(emitter, size, s.rate_bps, rng)),
+        "onoff" => {
+            let (Some(on), Some(off)) = (s.on_ps, s.off_ps) else {
+                return Err(BuildError(format!("{at}: on/off periods missing")));
+            };
+            let periods = match s.periods.as_deref().unwrap_or("exponential") {
+                "exponential" => Periods::Exponential,
+                "deterministic" => Periods::Deterministic,
+                other => return Err(BuildError(format!("{at}: unknown periods {other:?}"))),
+            };
+            Source::OnOff(OnOff::new(
+                emitter,
+                size,
+                s.rate_bps,
+                Duration(on),
+                Duration(off),
+                periods,
+                rng,
+            ))
+        }
+        other => return Err(BuildError(format!("{at}: unknown source type {other:?}"))),
+    })
+}
+
+impl World {
+    pub fn build(d: &Description) -> Result<World, BuildError> {
+        let names = Names {
+            nodes: d.nodes.iter().map(|n| n.name.clone()).collect(),
+            links: d.links.iter().map(|l| l.name.clone()).collect(),
+            sources: d.sources.iter().map(|s| s.name.clone()).collect(),
+            sinks: d.sinks.iter().map(|s| s.name.clone()).collect(),
+        };
+        let node_ix = name_map(&names.nodes);
+        let link_ix = name_map(&names.links);
+        let sink_ix = name_map(&names.sinks);
+        let source_ix = name_map(&names.sources);
+        let mut sched = Scheduler::new();
+        let mut owners = vec![];
+
+        let mut links = vec![];
+        let mut link_slots = vec![];
+        for (i, l) in d.links.iter().enumerate() {
+            let at = format!("links.{}", l.name);
+            let from = index_of(&node_ix, "node", &l.from, &at)?;
+            let to = index_of(&node_ix, "node", &l.to, &at)?;
+            let cap = build_capacity(
+                &l.capacity,
+                RngStream::new(d.seed, &format!("{at}.capacity")),
+                &at,
+            )?;
+            let errors = ErrorModel::new(
+                l.ber,
+                l.loss,
+                RngStream::new(d.seed, &format!("{at}.errors")),
+            );
+            links.push(Link::new(
+                from,
+                to,
+                build_queue(&l.queue),
+                cap,
+                errors,
+                Duration(l.delay_ps),
+            ));
+            link_slots.push(sched.add_slot());
+            owners.push(Owner::Link(i as u32));
+        }
+
+        let mut nodes: Vec<Node> = (0..d.nodes.len())
+            .map(|i| Node::new(i as u32, d.nodes.len()))
+            .collect();
+        for (i, n) in d.nodes.iter().enumerate() {
+            for (dst, via) in &n.routes {
+                let at = format!("nodes.{}.routes.{}", n.name, dst);
+                let dst = index_of(&node_ix, "node", dst, &at)?;
+                let via = index_of(&link_ix, "link", via, &at)?;
+                if links[via as usize].from != i as u32 {
+                    return Err(BuildError(format!("{at}: link does not leave this node")));
+                }
+                nodes[i].set_route(dst, via);
+            }
+        }
+
+        let mut sinks = vec![];
+        for s in &d.sinks {
+            sinks.push(Sink::new(index_of(
+                &node_ix,
+                "node",
+                &s.node,
+                &format!("sinks.{}", s.name),
+            )?));
+        }
+
+        let mut sources = vec![];
+        let mut source_slots = vec![];
+        let mut flows = vec![];
+        for (i, s) in d.sources.iter().enumerate() {
+            let at = format!("sources.{}", s.name);
+            let sink = index_of(&sink_ix, "sink", &s.sink, &at)?;
+            let emitter = Emitter {
+                flow: i as u32,
+                src_node: index_of(&node_ix, "node", &s.node, &at)?,
+                dst_node: sinks[sink as usize].node,
+                dst_agent: sink,
+                priority: s.priority.min(1),
+                clp: s.clp.min(1),
+                start: Time(s.start_ps),
+                stop: Time(s.stop_ps.unwrap_or(u64::MAX)),
+                sent_packets: 0,
+                sent_bytes: 0,
+            };
+            sources.push(build_source(s, emitter, RngStream::new(d.seed, &at))?);
+            flows.push(FlowRecord::default());
+            let slot = sched.add_slot();
+            source_slots.push(slot);
+            owners.push(Owner::Source(i as u32));
+        }
+
+        let mut probes = vec![];
+        for p in &d.probes {
+            let at = format!("probes.{}", p.name);
+            let ix = match p.target.as_str() {
+                "link" => index_of(&link_ix, "link", &p.of, &at)?,
+                "sink" => index_of(&sink_ix, "sink", &p.of, &at)?,
+                "source" => index_of(&source_ix, "source", &p.of, &at)?,
+                other => return Err(BuildError(format!("{at}: unknown probe target {other:?}"))),
+            };
+            let q = Quantity::parse(&p.target, &p.metric, ix)
+                .ok_or_else(|| BuildError(format!("{at}: unknown metric {:?}", p.metric)))?;
+            probes.push(Probe::new(p.name.clone(), q));
+        }
+        let sample_slot = sched.add_slot();
+        owners.push(Owner::Sampler);
+
+        let stop_when = match &d.stop_when {
+            Some(s) => Some((
+                index_of(&sink_ix, "sink", &s.sink, "run.stop_when")?,
+                s.received_packets,
+            )),
+            None => None,
+        };
+        if d.duration_ps == 0 || d.sample_interval_ps == 0 {
+            return Err(BuildError(
+                "run: duration and sample interval must be positive".into(),
+            ));
+        }
+
+        let mut w = World {
+            name: d.name.clone(),
+            seed: d.seed,
+            now: Time::ZERO,
+            end: Time(d.duration_ps),
+            events: 0,
+            max_events: d.max_events,
+            stop_when,
+            stopped: None,
+            sched,
+            owners,
+            nodes,
+            links,
+            link_slots,
+            sources,
+            source_slots,
+            sinks,
+            flows,
+            probes,
+            sample_slot,
+            sample_interval: Duration(d.sample_interval_ps),
+            next_sample: Time(d.sample_interval_ps),
+            unroutable: 0,
+            names,
+            scratch: Vec::new(),
+        };
+        for i in 0..w.sources.len() {
+            w.sched.schedule(w.source_slots[i], w.sources[i].poll_at());
+        }
+        for i in 0..w.links.len() {
+            w.sched.schedule(w.link_slots[i], w.links[i].poll_at());
+        }
+        if !w.probes.is_empty() {
+            w.sched.schedule(w.sample_slot, w.next_sample);
+        }
+        Ok(w)
+    }
+
+    pub fn finished(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// Runs at most `budget` events; returns true once the run has stopped.
+    /// Callers loop over this to show progress or to stay interruptible.
+    pub fn advance(&mut self, budget: u64) -> bool {
+        let mut done = 0;
+        while self.stopped.is_none() && done < budget {
+            self.step();
+            done += 1;
+        }
+        self.stopped.is_some()
+    }
+
+    /// Runs to completion.
+    pub fn run(&mut self) {
+        while !self.advance(u64::MAX) {}
+    }
+
+    /// Runs until `cond` holds (checked after every event) or the run stops.
+    pub fn run_until(&mut self, mut cond: impl FnMut(&World) -> bool) -> bool {
+        while self.stopped.is_none() {
+            if cond(self) {
+                return true;
+            }
+            self.step();
+        }
+        false
+    }
+
+    fn stop(&mut self, why: StopReason) {
+        self.stopped = Some(why);
+        if why == StopReason::Duration {
+            self.now = self.end;
+            if self.next_sample == self.end && !self.probes.is_empty() {
+                self.sample();
+            }
+        }
+        for l in &mut self.links {
+            l.close_stats(self.now);
+        }
+    }
+
+    /// Processes one event.
+    fn step(&mut self) {
+        let Some((t, slot)) = self.sched.pop() else {
+            self.stop(StopReason::Duration);
+            return;
+        };
+        if t >= self.end {
+            self.stop(StopReason::Duration);
+            return;
+        }
+        self.now = t;
+        self.events += 1;
+        match self.owners[slot as usize] {
+            Owner::Link(i) => self.on_link(i as usize),
+            Owner::Source(i) => self.on_source(i as usize),
+            Owner::Sampler => self.on_sample(),
+        }
+        if let Some(max) = self.max_events {
+            if self.events >= max {
+                self.stop(StopReason::MaxEvents);
+            }
+        }
+        if let Some((k, n)) = self.stop_when {
+            if self.sinks[k as usize].received_packets >= n {
+                self.stop(StopReason::StopWhen);
+            }
+        }
+    }
+
+    fn on_link(&mut self, i: usize) {
+        let mut out = std::mem::take(&mut self.scratch);
+        let link = &mut self.links[i];
+        link.poll(self.now, &mut out);
+        let to = link.to;
+        self.sched.update(self.link_slots[i], link.poll_at());
+        for p in out.drain(..) {
+            self.forward(to, p);
+        }
+        self.scratch = out;
+    }
+
+    fn on_source(&mut self, i: usize) {
+        let src = &mut self.sources[i];
+        let p = src.poll(self.now);
+        self.sched.update(self.source_slots[i], src.poll_at());
+        if let Some(p) = p {
+            self.forward(p.src_node, p);
+        }
+    }
+
+    fn on_sample(&mut self) {
+        self.sample();
+        self.next_sample += self.sample_interval;
+        self.sched.schedule(self.sample_slot, self.next_sample);
+    }
+
+    /// Hands a PDU that is at `node` to the next link or to its receiver.
+    fn forward(&mut self, node: u32, p: Pdu) {
+        match self.nodes[node as usize].next_hop(p.dst_node) {
+            Next::Local => {
+                let flow = &mut self.flows[p.flow as usize];
+                self.sinks[p.dst_agent as usize].deliver(self.now, &p, flow);
+            }
+            Next::Link(l) => {
+                let link = &mut self.links[l as usize];
+                if link.enqueue(self.now, p) != Verdict::Queued {
+                    self.flows[p.flow as usize].dropped += 1;
+                }
+                self.sched
+                    .update(self.link_slots[l as usize], link.poll_at());
+            }
+            Next::Unroutable => {
+                self.unroutable += 1;
+                self.flows[p.flow as usize].dropped += 1;
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        let dt = self.sample_interval.as_secs_f64();
+        for k in 0..self.probes.len() {
+            let v = self.probe_value(k, dt);
+            self.probes[k].series.push(t, v);
+        }
+    }
+
+    fn probe_value(&mut self, k: usize, dt: f64) -> f64 {
+        use Quantity::*;
+        let q = self.probes[k].quantity;
+        let p = &mut self.probes[k];
+        match q {
+            LinkQueuePackets(i) => self.links[i as usize].queue().packets() as f64,
+            LinkQueueBytes(i) => self.links[i as usize].queue().bytes() as f64,
+            LinkCapacity(i) => self.links[i as usize].rate().bps,
+            LinkThroughput(i) => {
+                p.per_interval(self.links[i as usize].stats.tx_bytes as f64 * 8.0, dt)
+            }
+            LinkDrops(i) => {
+                let s = &self.links[i as usize].stats;
+                (s.drops + s.drops_clp) as f64
+            }
+            SinkThroughput(i) => {
+                p.per_interval(self.sinks[i as usize].received_bytes as f64 * 8.0, dt)
+            }
+            SinkReceived(i) => self.sinks[i as usize].received_packets as f64,
+            SinkDelayMean(i) => {
+                let s = &self.sinks[i as usize];
+                p.interval_mean(s.delay_sum_s, s.received_packets as f64)
+            }
+            SourceSent(i) => self.sources[i as usize].emitter().sent_packets as f64,
+            SourceRate(i) => p.per_interval(
+                self.sources[i as usize].emitter().sent_bytes as f64 * 8.0,
+                dt,
+            ),
+        }
+    }
+
+    /// PDUs of each flow still inside links (queued, in transmission or
+    /// propagating) — needed to tell loss from data still in flight.
+    pub fn in_flight_per_flow(&self) -> Vec<u64> {
+        let mut n = vec![0u64; self.flows.len()];
+        for l in &self.links {
+            l.for_each_held(|p| n[p.flow as usize] += 1);
+        }
+        n
+    }
+}

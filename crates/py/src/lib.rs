@@ -1,0 +1,91 @@
+//! Python bindings of satcc-core. Thin by design: it converts descriptions
+//! and results, and releases the GIL around simulation; every model lives in
+//! the core crate.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use satcc_core::scenario::{summary, Description, World};
+
+/// A built simulation, advanced in chunks so Python can show progress and
+/// stay interruptible (Ctrl-C between chunks).
+#[pyclass(unsendable)]
+struct Simulation {
+    world: World,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Builds a simulation from a normalised description (canonical JSON).
+    #[new]
+    fn new(description_json: &str) -> PyResult<Simulation> {
+        let d = Description::from_json(description_json).map_err(|e| PyValueError::new_err(e.0))?;
+        let world = World::build(&d).map_err(|e| PyValueError::new_err(e.0))?;
+        Ok(Simulation { world })
+    }
+
+    /// Runs at most `budget` events with the GIL released; True when done.
+    fn advance(&mut self, py: Python<'_>, budget: u64) -> bool {
+        let world = &mut self.world;
+        py.detach(|| world.advance(budget))
+    }
+
+    #[getter]
+    fn now_ps(&self) -> u64 {
+        self.world.now.ps()
+    }
+
+    #[getter]
+    fn end_ps(&self) -> u64 {
+        self.world.end.ps()
+    }
+
+    #[getter]
+    fn events(&self) -> u64 {
+        self.world.events
+    }
+
+    #[getter]
+    fn finished(&self) -> bool {
+        self.world.finished()
+    }
+
+    /// The flat summary as canonical JSON.
+    fn summary_json(&self) -> String {
+        summary::to_json(&summary::summarise(&self.world))
+    }
+
+    /// Probe series as {name: (times_s, values)}, each little-endian f64 bytes.
+    fn series<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> Vec<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        self.world
+            .probes
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    PyBytes::new(py, &f64_bytes(&p.series.times_s)),
+                    PyBytes::new(py, &f64_bytes(&p.series.values)),
+                )
+            })
+            .collect()
+    }
+}
+
+fn f64_bytes(xs: &[f64]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    satcc_core::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,492 @@
+# The `satcc` command: run and validate scenarios, benchmark, reproduce studies.
+#
+# Manners follow cargo and ripgrep, because scripts and CI jobs call this:
+# results on stdout, everything else (progress, notes, errors) on stderr;
+# errors read `error: <message>`; exit status 0 = success, 1 = the work failed
+# (an internal error, or `reproduce` checks out of tolerance), 2 = bad input
+# (a scenario error, a missing file, an unknown study, a bad --set),
+# 130 = interrupted. Output folders and tables are written atomically, so an
+# interrupted command leaves the previous output as it was.
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tomllib
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class BadInput(click.ClickException):
+    """The user's input is wrong (exit status 2), as opposed to satcc failing."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+@contextmanager
+def _input_errors() -> Iterator[None]:
+    """Turn scenario errors into BadInput; any other exception stays internal."""
+    from satcc.scenario import ScenarioError
+
+    try:
+        yield
+    except ScenarioError as e:
+        raise BadInput(str(e)) from e
+
+
+def _progress_wanted(quiet: bool) -> bool:
+    # A progress bar on a pipe or in a CI log is noise.
+    return not quiet and sys.stderr.isatty()
+
+
+def _note(message: str, quiet: bool) -> None:
+    if not quiet:
+        click.echo(message, err=True)
+
+
+# ---------------------------------------------------------------------------
+# Scenario loading and --set
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """KEY=VALUE -> (key, value); VALUE is a TOML value when it parses as one
+    (3, 0.5, true, "x", [..], {..}), otherwise the plain string ("4 Mbps")."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise BadInput(
+            f"bad --set {text!r}: expected KEY=VALUE, e.g. --set 'links.sat.rate=4 Mbps'"
+        )
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return key, value
+
+
+def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
+    """Load a scenario file and apply --set assignments (not yet validated)."""
+    from satcc import scenario as scenario_module
+
+    if not file.exists():
+        raise BadInput(f"{file}: no such file")
+    if not file.is_file():
+        raise BadInput(f"{file}: not a file")
+    with _input_errors():
+        scenario = scenario_module.load(file)
+        for text in assignments:
+            key, value = parse_assignment(text)
+            scenario.set(key, value)
+    return scenario
+
+
+SET_HELP = (
+    "Override one scenario value before validation, e.g. --set 'links.sat.rate=4 Mbps'. "
+    "VALUE is read as TOML when it is valid TOML (3, 0.5, true, [..], {..}), else as text. "
+    "Repeatable."
+)
+
+# ---------------------------------------------------------------------------
+# The command group
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    import satcc
+
+    click.echo(f"satcc {satcc.__version__}")
+    ctx.exit(EXIT_OK)
+
+
+@click.group(
+    context_settings=CONTEXT,
+    epilog="""\b
+Examples:
+  satcc validate examples/*.toml
+  satcc run examples/geo_cbr.toml --seed 2 --out out/geo
+  satcc reproduce --list
+  satcc reproduce queueing-theory --quick
+
+Exit status: 0 ok, 1 failure (or checks out of tolerance), 2 bad input, 130 interrupted.""",
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Print the version and exit.",
+)
+def cli() -> None:
+    """Simulate congestion control over satellite and long-delay networks."""
+
+
+# ---------------------------------------------------------------------------
+# satcc run
+
+
+@cli.command(
+    short_help="Run a scenario and print its main figures.",
+    epilog="""\b
+Examples:
+  satcc run examples/geo_cbr.toml
+  satcc run examples/geo_cbr.toml --seed 7 --out out/geo_seed7
+  satcc run examples/geo_cbr.toml --set 'links.sat.rate=4 Mbps' --set 'run.duration=60 s'""",
+)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--seed", type=click.IntRange(min=0), help="Run seed (overrides run.seed).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the result folder here (summary.json, series/*.parquet, scenario.json, "
+    "run.json), replacing it atomically. Without --out nothing is written.",
+)
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, no tables; errors only.")
+def run(
+    file: Path, seed: int | None, out: Path | None, assignments: tuple[str, ...], quiet: bool
+) -> int:
+    """Run the scenario in FILE and print its main per-flow and per-link figures."""
+    from satcc import runner
+
+    scenario = load_scenario(file, assignments)
+    with _input_errors():
+        result = runner.run(scenario, seed=seed, progress=_progress_wanted(quiet))
+    if not quiet:
+        print_run_summary(result)
+    if out is not None:
+        from satcc.results import write_result
+
+        write_result(result, out)
+        _note(f"wrote {out}{os.sep}", quiet)
+    return EXIT_OK
+
+
+def print_run_summary(result: Any) -> None:
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    summary = result.summary
+    console.print(_run_headline(result), markup=False)
+    flows = _group(summary, "flows")
+    if flows:
+        console.print(_flow_table(flows))
+    links = _group(summary, "links")
+    if links:
+        console.print(_link_table(links))
+
+
+def _run_headline(result: Any) -> str:
+    summary, info = result.summary, result.info
+    name = (result.description or {}).get("name", "scenario")
+    line = (
+        f"{name}: seed {result.seed}, {_seconds(summary.get('run.end_time_s', math.nan))} "
+        f"simulated, {_count(summary.get('run.events', math.nan))} events"
+    )
+    wall = info.get("wall_s")
+    if isinstance(wall, int | float):
+        line += f" in {_seconds(wall)} wall"
+    return line
+
+
+def _group(summary: dict[str, Any], prefix: str) -> dict[str, dict[str, Any]]:
+    """{"flows.s1.loss_rate": x} -> {"s1": {"loss_rate": x}} (names contain no dots)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for key, value in summary.items():
+        parts = key.split(".", 2)
+        if len(parts) == 3 and parts[0] == prefix:
+            groups.setdefault(parts[1], {})[parts[2]] = value
+    return dict(sorted(groups.items()))
+
+
+def _compact_table(title: str) -> Any:
+    # One space between columns and no frame: both tables fit 80 columns.
+    from rich import box
+    from rich.table import Table
+
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False)
+
+
+def _flow_table(flows: dict[str, dict[str, Any]]) -> Any:
+    table = _compact_table("flows")
+    for name in (
+        "flow",
+        "sent",
+        "received",
+        "loss",
+        "throughput",
+        "delay mean",
+        "delay p99",
+        "jitter mean",
+    ):
+        table.add_column(name, justify="left" if name == "flow" else "right")
+    for name, f in flows.items():
+        table.add_row(
+            name,
+            _count(f.get("sent_packets")),
+            _count(f.get("received_packets")),
+            _percent(f.get("loss_rate")),
+            _rate(f.get("throughput_bps")),
+            _seconds(f.get("delay_mean_s")),
+            _seconds(f.get("delay_p99_s")),
+            _seconds(f.get("jitter_mean_s")),
+        )
+    return table
+
+
+def _link_table(links: dict[str, dict[str, Any]]) -> Any:
+    table = _compact_table("links")
+    for name in (
+        "link",
+        "utilisation",
+        "sent",
+        "drops",
+        "errors",
+        "queue mean",
+        "queue max",
+        "wait mean",
+        "wait p99",
+    ):
+        table.add_column(name, justify="left" if name == "link" else "right")
+    for name, li in links.items():
+        table.add_row(
+            name,
+            _percent(li.get("utilisation")),
+            _count(li.get("tx_packets")),
+            _count(li.get("drops")),
+            _count(li.get("errors")),
+            _number(li.get("queue_mean_packets"), " pkt"),
+            _count(li.get("queue_max_packets"), " pkt"),
+            _seconds(li.get("wait_mean_s")),
+            _seconds(li.get("wait_p99_s")),
+        )
+    return table
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _count(value: Any, unit: str = "") -> str:
+    return "n/a" if _missing(value) else f"{int(value):,}{unit}"
+
+
+def _number(value: Any, unit: str = "") -> str:
+    return "n/a" if _missing(value) else f"{value:.4g}{unit}"
+
+
+def _percent(value: Any) -> str:
+    return "n/a" if _missing(value) else f"{100 * value:.2f}%"
+
+
+def _rate(bps: Any) -> str:
+    if _missing(bps):
+        return "n/a"
+    for factor, unit in ((1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")):
+        if abs(bps) >= factor:
+            return f"{bps / factor:.4g} {unit}"
+    return f"{bps:.4g} bps"
+
+
+def _seconds(s: Any) -> str:
+    if _missing(s):
+        return "n/a"
+    for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(s) >= factor:
+            return f"{s / factor:.4g} {unit}"
+    return "0 s" if s == 0 else f"{s / 1e-9:.4g} ns"
+
+
+# ---------------------------------------------------------------------------
+# satcc validate
+
+
+@cli.command(
+    epilog="""\b
+Examples:
+  satcc validate examples/geo_cbr.toml
+  satcc validate examples/*.toml
+  satcc validate examples/geo_cbr.toml --set 'links.sat.rate=4 Mbps'"""
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+def validate(files: tuple[Path, ...], assignments: tuple[str, ...]) -> int:
+    """Check scenario FILES without running them.
+
+    Prints "FILE: ok (N nodes, M links, K sources)" for each good file and an
+    error naming the key path for each bad one; exit status 2 if any is bad.
+    """
+    status = EXIT_OK
+    for file in files:
+        try:
+            scenario = load_scenario(file, assignments)
+            with _input_errors():
+                description = scenario.validate()
+        except BadInput as e:
+            _error(e.format_message())
+            status = EXIT_BAD_INPUT
+            continue
+        counts = ", ".join(
+            _plural(len(description.get(key, [])), noun)
+            for key, noun in (("nodes", "node"), ("links", "link"), ("sources", "source"))
+        )
+        click.echo(f"{file}: ok ({counts})")
+    return status
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# ---------------------------------------------------------------------------
+# satcc bench
+
+
+@cli.command(
+    epilog="""\b
+Examples:
+  satcc bench --quick
+  satcc bench"""
+)
+@click.option("--quick", is_flag=True, help="Shorter benchmark, for a smoke test.")
+def bench(quick: bool) -> int:
+    """Measure the simulator's event rate on the reference benchmarks."""
+    from satcc import bench as bench_module
+
+    status = bench_module.main(quick=quick)
+    return status if isinstance(status, int) else EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# satcc reproduce
+
+
+@cli.command(
+    epilog="""\b
+Examples:
+  satcc reproduce --list
+  satcc reproduce queueing-theory --quick
+  satcc reproduce queueing-theory --jobs 8 --out results/qt"""
+)
+@click.argument("study", required=False)
+@click.option("--list", "list_", is_flag=True, help="List the studies and exit.")
+@click.option("--quick", is_flag=True, help="Shorter runs, fewer seeds: a demo, may fail checks.")
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="Parallel runs (default: number of CPUs)."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write STUDY.csv and STUDY.json (default: results/STUDY/).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, no table; the verdict only.")
+def reproduce(
+    study: str | None, list_: bool, quick: bool, jobs: int | None, out: Path | None, quiet: bool
+) -> int:
+    """Run STUDY and compare the simulator with the published values.
+
+    Every run of the study is repeated over several seeds, averaged (with a
+    95% Student-t confidence interval) and checked against the published
+    value within a tolerance fixed in the study. Exit status 0 when every
+    check passes, 1 when any does not.
+    """
+    from satcc import studies
+
+    if list_:
+        _list_studies(studies.STUDIES)
+        return EXIT_OK
+    if study is None:
+        raise click.UsageError("missing STUDY (see `satcc reproduce --list`)")
+    try:
+        chosen = studies.get(study)
+    except studies.UnknownStudyError as e:
+        raise BadInput(str(e)) from e
+    out_dir = out if out is not None else Path("results") / chosen.name
+    # No _input_errors() here: the scenarios are the study's, not the user's,
+    # so a scenario error in a study is a bug in satcc (exit 1), not bad input.
+    table = studies.reproduce(
+        chosen,
+        quick=quick,
+        jobs=jobs,
+        out=out_dir,
+        progress=_progress_wanted(quiet),
+        show=not quiet,
+    )
+    if quiet:
+        from satcc.studies.framework import verdict_line
+
+        click.echo(verdict_line(table))
+    _note(f"wrote {out_dir / (chosen.name + '.csv')} and {chosen.name}.json", quiet)
+    return EXIT_OK if bool(table["passed"].all()) else EXIT_FAILURE
+
+
+def _list_studies(registry: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, show_header=True)
+    table.add_column("study")
+    table.add_column("title")
+    table.add_column("checks", justify="right")
+    for name, study in sorted(registry.items()):
+        table.add_row(name, study.title, str(len(study.references)))
+    Console(highlight=False).print(table)
+
+
+# ---------------------------------------------------------------------------
+# Entry point
+
+
+def _error(message: str) -> None:
+    click.echo(f"{click.style('error', fg='red', bold=True)}: {message}", err=True)
+
+
+def _usage_error(e: click.UsageError) -> None:
+    _error(e.format_message())
+    if e.ctx is not None:
+        click.echo(f"\n{e.ctx.get_usage()}\n", err=True)
+        click.echo(f"For more information, try '{e.ctx.command_path} --help'.", err=True)
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    """Run the command line and return the exit status (no sys.exit: testable)."""
+    try:
+        status = cli.main(args=argv, prog_name="satcc", standalone_mode=False)
+    except (click.Abort, KeyboardInterrupt):
+        _error("interrupted")
+        return EXIT_INTERRUPTED
+    except click.exceptions.NoArgsIsHelpError as e:
+        e.show()
+        return EXIT_BAD_INPUT
+    except click.UsageError as e:
+        _usage_error(e)
+        return EXIT_BAD_INPUT
+    except click.ClickException as e:
+        _error(e.format_message())
+        return e.exit_code
+    except Exception as e:
+        _error(f"internal error: {type(e).__name__}: {e}")
+        if os.environ.get("SATCC_DEBUG"):
+            traceback.print_exc()
+        else:
+            click.echo("(set SATCC_DEBUG=1 for the traceback)", err=True)
+        return EXIT_FAILURE
+    return status if isinstance(status, int) else EXIT_OK
+
+
+def main() -> None:
+    sys.exit(run_cli())

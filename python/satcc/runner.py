@@ -1,0 +1,165 @@
+"""Running one scenario: validation, the Rust engine, and the result.
+
+The engine is advanced in chunks of events with the GIL released, so a run
+can show a progress bar, answers Ctrl-C between chunks, and leaves a notebook
+responsive.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from os import PathLike
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .scenario import Scenario, load, normalised_json
+
+# About 0.1 s of engine work: small enough for a live bar and a prompt Ctrl-C.
+CHUNK_EVENTS = 2_000_000
+# Runs shorter than this never show a bar.
+PROGRESS_AFTER_S = 1.0
+
+
+class Result:
+    """The outcome of one run: a flat summary and named time series."""
+
+    def __init__(
+        self,
+        description: dict,
+        seed: int,
+        summary: dict[str, Any],
+        series: dict[str, pd.DataFrame],
+        info: dict[str, Any],
+    ):
+        self.description = description
+        self.seed = seed
+        self.summary = summary
+        self._series = series
+        self.info = info
+
+    @property
+    def series_names(self) -> list[str]:
+        return list(self._series)
+
+    def series(self, name: str) -> pd.DataFrame:
+        """The probe `name` as a DataFrame with columns `time_s` and `value`."""
+        try:
+            return self._series[name].copy()
+        except KeyError:
+            known = ", ".join(self._series) or "none"
+            raise KeyError(f"no series named {name!r} (series: {known})") from None
+
+    def to_dir(self, path: str | PathLike, overwrite: bool = True):
+        """Writes summary.json, series/*.parquet, scenario.json and run.json atomically."""
+        from .results import write_result
+
+        return write_result(self, path, overwrite=overwrite)
+
+    def __repr__(self) -> str:
+        name = self.description.get("name", "?")
+        return (
+            f"<satcc.Result {name} seed={self.seed} "
+            f"t={self.summary.get('run.end_time_s')} s, "
+            f"{len(self.summary)} summary keys, series={self.series_names}>"
+        )
+
+
+def as_scenario(scenario: Scenario | dict | str | PathLike) -> Scenario:
+    """Accepts a Scenario, a dict in the scenario format, or a TOML path."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return Scenario.from_dict(scenario)
+    return load(scenario)
+
+
+def run(
+    scenario: Scenario | dict | str | PathLike,
+    seed: int | None = None,
+    progress: bool = False,
+    *,
+    max_wall_s: float | None = None,
+) -> Result:
+    """Validates and runs a scenario; `seed` overrides the scenario's own.
+
+    `max_wall_s` bounds the wall-clock time of the run (sweeps give every run
+    a budget); a run stopped by it raises TimeoutError.
+    """
+    desc = as_scenario(scenario).validate(seed=seed)
+    sim = _core.Simulation(normalised_json(desc))
+    t0 = time.perf_counter()
+    _drive(sim, desc["name"], progress, max_wall_s, t0)
+    wall = time.perf_counter() - t0
+    summary = json.loads(sim.summary_json())
+    series = {
+        name: pd.DataFrame(
+            {
+                "time_s": np.frombuffer(times, dtype="<f8").copy(),
+                "value": np.frombuffer(values, dtype="<f8").copy(),
+            }
+        )
+        for name, times, values in sim.series()
+    }
+    info = {
+        "satcc_version": _core.version(),
+        "wall_s": wall,
+        "events": sim.events,
+        "events_per_s": sim.events / wall if wall > 0 else float("nan"),
+        "sim_time_s": sim.now_ps * 1e-12,
+    }
+    return Result(desc, desc["seed"], summary, series, info)
+
+
+def _drive(sim, name: str, progress: bool, max_wall_s: float | None, t0: float) -> None:
+    bar = None
+    try:
+        while not sim.advance(CHUNK_EVENTS):
+            elapsed = time.perf_counter() - t0
+            if max_wall_s is not None and elapsed > max_wall_s:
+                raise TimeoutError(
+                    f"run {name!r} exceeded its wall-clock budget of {max_wall_s} s "
+                    f"at simulated {sim.now_ps * 1e-12:.3f} s"
+                )
+            if progress and bar is None and elapsed > PROGRESS_AFTER_S:
+                bar = _ProgressBar(name, sim.end_ps)
+            if bar is not None:
+                bar.update(sim.now_ps, sim.events, elapsed)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+class _ProgressBar:
+    """Simulated time against end time, with the event rate."""
+
+    def __init__(self, name: str, end_ps: int):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[sim]}"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.end_s = end_ps * 1e-12
+        self.task = self.progress.add_task(name, total=end_ps, sim="", rate="")
+        self.progress.start()
+
+    def update(self, now_ps: int, events: int, elapsed: float) -> None:
+        self.progress.update(
+            self.task,
+            completed=now_ps,
+            sim=f"{now_ps * 1e-12:.2f}/{self.end_s:.2f} s",
+            rate=f"{events / elapsed / 1e6:.1f} M events/s",
+        )
+
+    def close(self) -> None:
+        self.progress.stop()

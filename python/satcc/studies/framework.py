@@ -1,0 +1,521 @@
+# The study framework: reproduce published numbers and say how close we get.
+#
+# A study is code plus data. The code builds the scenarios (one RunSpec per
+# parameter point) and turns a run's summary into metrics; the data are the
+# published values (References), each with the exact place it comes from and a
+# tolerance decided before looking at the simulator's output. reproduce() runs
+# every (RunSpec x seed) on local processes, averages over seeds with a
+# Student-t 95% confidence interval, and lays the published and measured
+# values side by side with a PASS/FAIL verdict per check. Nothing here knows
+# about any particular study.
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import signal
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from scipy import stats
+
+CONFIDENCE = 0.95
+
+TABLE_COLUMNS = [
+    "study",
+    "label",
+    "params",
+    "metric",
+    "published",
+    "source",
+    "kind",
+    "measured",
+    "ci_half_width",
+    "n_seeds",
+    "tolerance",
+    "tolerance_kind",
+    "allowed",
+    "error",
+    "passed",
+    "notes",
+]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One parameter point of a study: a scenario (as a dict) to run under every seed."""
+
+    label: str
+    params: dict[str, Any]
+    scenario: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A published value that one metric of one RunSpec must match.
+
+    `source` is where the number comes from, precise enough to find it
+    (book/paper, table/figure/equation, row). `kind` says what sort of number
+    it is ("closed-form", "table", "figure" read off a plot, ...), because a
+    value read off a figure deserves a looser tolerance than an equation.
+    """
+
+    label: str
+    metric: str
+    value: float
+    source: str
+    tolerance: float
+    tolerance_kind: Literal["relative", "absolute"] = "relative"
+    kind: str = "closed-form"
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if self.tolerance_kind not in ("relative", "absolute"):
+            raise ValueError(
+                f"tolerance_kind must be 'relative' or 'absolute', not {self.tolerance_kind!r}"
+            )
+        if not self.tolerance >= 0:
+            raise ValueError(f"tolerance must be >= 0, not {self.tolerance!r}")
+
+    @property
+    def allowed(self) -> float:
+        """The largest |measured - published| that still passes."""
+        if self.tolerance_kind == "relative":
+            return self.tolerance * abs(self.value)
+        return self.tolerance
+
+    def passes(self, measured: float) -> bool:
+        # NaN compares false, so a metric that could not be measured fails.
+        return bool(abs(measured - self.value) <= self.allowed)
+
+
+@dataclass(frozen=True)
+class Study:
+    """A reproducible comparison between the simulator and published results.
+
+    runs(quick) gives the parameter points, seeds(quick) the seeds each is run
+    with, metrics(summary, spec) the numbers extracted from one run's summary,
+    and references the published values they are checked against (matched by
+    RunSpec label and metric name). quick mode is for demos and smoke tests:
+    shorter runs and fewer seeds; `quick_note` says what that costs.
+    """
+
+    name: str
+    title: str
+    paper: str
+    description: str
+    runs: Callable[[bool], list[RunSpec]]
+    metrics: Callable[[dict[str, Any], RunSpec], dict[str, float]]
+    references: list[Reference]
+    seeds: Callable[[bool], list[int]]
+    quick_note: str = ""
+
+
+# ---------------------------------------------------------------------------
+# Running
+
+
+def run_one(scenario: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Worker: run one scenario with one seed and return its summary.
+
+    Module-level and plain-data in, plain-data out, so that it pickles to a
+    worker process; the metrics are extracted in the parent, where the study
+    object lives.
+    """
+    from satcc.runner import run
+
+    return dict(run(scenario, seed=seed, progress=False).summary)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group. Only the parent should react
+    # (it cancels the pool and terminates the workers); workers dying on their
+    # own would each print a traceback and break the pool half-way.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@dataclass(frozen=True)
+class _Task:
+    index: int  # position of the RunSpec in the study's run list
+    seed: int
+
+
+class RunFailed(RuntimeError):
+    """One (run, seed) of a study raised; names which, keeps the cause."""
+
+
+def default_jobs() -> int:
+    # The CPUs this process may use, which in a container or under taskset
+    # can be fewer than os.cpu_count().
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def execute(
+    specs: list[RunSpec],
+    seeds: list[int],
+    *,
+    jobs: int | None = None,
+    progress: bool = False,
+    title: str = "runs",
+    worker: Callable[[dict[str, Any], int], dict[str, Any]] = run_one,
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """Run every (spec, seed); returns {(spec index, seed): summary}.
+
+    jobs=1 runs in this process (no pool: easier to debug and profile).
+    `worker` must be a module-level function for jobs > 1. The first run
+    that fails stops everything and raises RunFailed.
+    """
+    tasks = [_Task(i, seed) for i in range(len(specs)) for seed in seeds]
+    jobs = max(1, min(jobs or default_jobs(), len(tasks)))
+    with _ProgressBar(progress, title, len(tasks)) as advance:
+        if jobs == 1:
+            return _execute_inline(specs, tasks, worker, advance)
+        return _execute_pool(specs, tasks, jobs, worker, advance)
+
+
+def _run_failed(spec: RunSpec, task: _Task, error: Exception) -> RunFailed:
+    return RunFailed(f"run {spec.label!r} with seed {task.seed} failed: {error}")
+
+
+def _execute_inline(
+    specs: list[RunSpec], tasks: list[_Task], worker: Callable, advance: Callable[[], None]
+) -> dict[tuple[int, int], dict[str, Any]]:
+    results = {}
+    for task in tasks:
+        spec = specs[task.index]
+        try:
+            results[(task.index, task.seed)] = worker(spec.scenario, task.seed)
+        except Exception as e:
+            raise _run_failed(spec, task, e) from e
+        advance()
+    return results
+
+
+def _execute_pool(
+    specs: list[RunSpec],
+    tasks: list[_Task],
+    jobs: int,
+    worker: Callable,
+    advance: Callable[[], None],
+) -> dict[tuple[int, int], dict[str, Any]]:
+    # forkserver, not fork: the parent may hold threads (rich's refresher,
+    # pyarrow's pools) and forking a threaded process can deadlock the child.
+    executor = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=get_context("forkserver"), initializer=_ignore_sigint
+    )
+    results: dict[tuple[int, int], dict[str, Any]] = {}
+    try:
+        pending: dict[Future, _Task] = {
+            executor.submit(worker, specs[t.index].scenario, t.seed): t for t in tasks
+        }
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = pending.pop(future)
+                try:
+                    results[(task.index, task.seed)] = future.result()
+                except Exception as e:
+                    raise _run_failed(specs[task.index], task, e) from e
+                advance()
+    except BaseException:
+        _abandon_pool(executor)
+        raise
+    executor.shutdown(wait=True)
+    return results
+
+
+def _abandon_pool(executor: ProcessPoolExecutor) -> None:
+    """Stop a pool now: queued runs are cancelled, running ones killed.
+
+    shutdown(cancel_futures=True) alone would wait for the runs in progress,
+    which can take minutes; after Ctrl-C or a failed run nobody wants them.
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
+class _ProgressBar:
+    """Context manager yielding an `advance()` callable; a no-op when off."""
+
+    def __init__(self, enabled: bool, title: str, total: int) -> None:
+        self._progress = None
+        if enabled:
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("runs"),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._task = self._progress.add_task(title, total=total)
+
+    def __enter__(self) -> Callable[[], None]:
+        if self._progress is None:
+            return lambda: None
+        self._progress.start()
+        return lambda: self._progress.advance(self._task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+# ---------------------------------------------------------------------------
+# Measuring and aggregating
+
+
+def measure(
+    study: Study, specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
+) -> pd.DataFrame:
+    """Per-run metric values: one row per (label, seed, metric)."""
+    rows = []
+    for (index, seed), summary in sorted(summaries.items()):
+        spec = specs[index]
+        for metric, value in study.metrics(summary, spec).items():
+            rows.append(
+                {"label": spec.label, "seed": seed, "metric": metric, "value": float(value)}
+            )
+    return pd.DataFrame(rows, columns=["label", "seed", "metric", "value"])
+
+
+def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
+    """Half-width of the Student-t confidence interval of the mean of `values`.
+
+    Seeds are independent replications, so the t interval on their means is
+    the honest one; with a single seed there is no spread to estimate and the
+    answer is NaN (shown as "n/a").
+    """
+    x = np.asarray(list(values), dtype=float)
+    n = len(x)
+    if n < 2:
+        return math.nan
+    t = stats.t.ppf(0.5 + confidence / 2, df=n - 1)
+    return float(t * x.std(ddof=1) / math.sqrt(n))
+
+
+def aggregate(per_run: pd.DataFrame) -> pd.DataFrame:
+    """Mean, CI half-width and number of seeds per (label, metric)."""
+    rows = []
+    for (label, metric), group in per_run.groupby(["label", "metric"], sort=False):
+        values = group["value"].to_numpy()
+        rows.append(
+            {
+                "label": label,
+                "metric": metric,
+                "mean": float(np.mean(values)) if len(values) else math.nan,
+                "ci_half_width": confidence_half_width(values),
+                "n": len(values),
+            }
+        )
+    return pd.DataFrame(rows, columns=["label", "metric", "mean", "ci_half_width", "n"])
+
+
+def compare(study: Study, specs: list[RunSpec], aggregated: pd.DataFrame) -> pd.DataFrame:
+    """The comparison table: one row per Reference, in the study's order."""
+    params_by_label = {spec.label: spec.params for spec in specs}
+    measured = {(r.label, r.metric): r for r in aggregated.itertuples(index=False)}
+    rows = []
+    for ref in study.references:
+        if ref.label not in params_by_label:
+            raise ValueError(
+                f"study {study.name}: reference {ref.metric} names no run {ref.label!r}"
+            )
+        agg = measured.get((ref.label, ref.metric))
+        if agg is None:
+            raise ValueError(
+                f"study {study.name}: run {ref.label!r} produced no metric {ref.metric!r}"
+            )
+        rows.append(_comparison_row(study.name, params_by_label[ref.label], ref, agg))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any) -> dict:
+    error = (agg.mean - ref.value) / abs(ref.value) if ref.value != 0 else math.nan
+    return {
+        "study": study,
+        "label": ref.label,
+        "params": json.dumps(params, sort_keys=True),
+        "metric": ref.metric,
+        "published": ref.value,
+        "source": ref.source,
+        "kind": ref.kind,
+        "measured": agg.mean,
+        "ci_half_width": agg.ci_half_width,
+        "n_seeds": int(agg.n),
+        "tolerance": ref.tolerance,
+        "tolerance_kind": ref.tolerance_kind,
+        "allowed": ref.allowed,
+        "error": error,
+        "passed": ref.passes(agg.mean),
+        "notes": ref.notes,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Showing and writing
+
+
+def _fmt(value: float, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def _fmt_tolerance(tolerance: float, kind: str) -> str:
+    return f"{tolerance * 100:g}%" if kind == "relative" else f"±{tolerance:g}"
+
+
+def verdict_line(table: pd.DataFrame) -> str:
+    return f"{int(table['passed'].sum())}/{len(table)} checks within tolerance"
+
+
+def _seeds_phrase(table: pd.DataFrame) -> str:
+    counts = sorted(set(table["n_seeds"]))
+    seeds = "/".join(str(n) for n in counts)
+    return f"mean of {seeds} seed{'s' if counts != [1] else ''}, 95% Student-t CI"
+
+
+def print_comparison(
+    study: Study, table: pd.DataFrame, console: Console, *, quick: bool = False
+) -> None:
+    """Published and measured side by side, sources as numbered notes below.
+
+    Laid out to fit 80 columns: sources are long, so the table carries only
+    their number.
+    """
+    sources = list(dict.fromkeys(table["source"]))
+    out = Table(
+        title=f"{study.name}: {study.title}",
+        caption=_seeds_phrase(table),
+        title_justify="left",
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=0,
+        show_edge=False,
+    )
+    for name in ("run", "metric", "published", "measured", "±CI", "error", "tol", "", "src"):
+        left = name in ("run", "metric", "")
+        out.add_column(name, justify="left" if left else "right", no_wrap=left)
+    for row in table.itertuples(index=False):
+        out.add_row(
+            row.label,
+            row.metric,
+            _fmt(row.published),
+            _fmt(row.measured),
+            _fmt(row.ci_half_width, 2),
+            "n/a" if math.isnan(row.error) else f"{row.error * 100:+.2f}%",
+            _fmt_tolerance(row.tolerance, row.tolerance_kind),
+            "[green]PASS[/]" if row.passed else "[bold red]FAIL[/]",
+            f"[{sources.index(row.source) + 1}]",
+        )
+    console.print(out)
+    for number, source in enumerate(sources, start=1):
+        console.print(f"[{number}] {source}", markup=False, highlight=False)
+    if quick and study.quick_note:
+        console.print(f"quick mode: {study.quick_note}", highlight=False)
+    console.print(verdict_line(table), style="bold", highlight=False)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file so that readers see the old content or the new, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_tables(
+    study: Study,
+    table: pd.DataFrame,
+    per_run: pd.DataFrame,
+    out: Path,
+    *,
+    quick: bool,
+    seeds: list[int],
+) -> None:
+    """<out>/<study>.csv (the comparison), <out>/<study>.json (the same plus
+    per-run values and the study's metadata). Both deterministic for
+    deterministic runs: no timestamps, no wall times."""
+    import satcc
+
+    write_atomic(out / f"{study.name}.csv", table.to_csv(index=False, lineterminator="\n"))
+    document = {
+        "study": study.name,
+        "title": study.title,
+        "paper": study.paper,
+        "quick": quick,
+        "seeds": seeds,
+        "satcc_version": satcc.__version__,
+        "summary": verdict_line(table),
+        "checks": _records(table),
+        "runs": _records(per_run),
+    }
+    text = json.dumps(document, indent=2, sort_keys=True, allow_nan=False, default=str) + "\n"
+    write_atomic(out / f"{study.name}.json", text)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    # JSON has no NaN; null is what a reader expects for "not available".
+    records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+    return [
+        {k: (v.item() if isinstance(v, np.generic) else v) for k, v in r.items()} for r in records
+    ]
+
+
+def reproduce(
+    study: Study,
+    quick: bool = False,
+    jobs: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    *,
+    console: Console | None = None,
+    show: bool = True,
+    worker: Callable[[dict[str, Any], int], dict[str, Any]] = run_one,
+) -> pd.DataFrame:
+    """Run `study`, compare with its references, print and write the table.
+
+    Returns the comparison table (columns TABLE_COLUMNS). `out` defaults to
+    results/<study>/; nothing is written there until every run has finished.
+    """
+    specs = study.runs(quick)
+    seeds = list(study.seeds(quick))
+    summaries = execute(specs, seeds, jobs=jobs, progress=progress, title=study.name, worker=worker)
+    per_run = measure(study, specs, summaries)
+    table = compare(study, specs, aggregate(per_run))
+    out_dir = Path(out) if out is not None else Path("results") / study.name
+    write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
+    if show:
+        print_comparison(study, table, console or Console(), quick=quick)
+    return table

@@ -1,0 +1,301 @@
+# The study framework on synthetic metric values (no simulation): tolerance
+# arithmetic, Student-t intervals, the comparison table, the written files,
+# parallel execution and its interruption; plus the closed forms of the
+# queueing-theory study, which must be right before any run is compared to them.
+
+import json
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from satcc import studies
+from satcc.studies import framework, queueing_theory
+from satcc.studies.framework import Reference, RunSpec, Study
+
+# ---------------------------------------------------------------------------
+# A synthetic study: the "simulation" returns base + offset[seed].
+
+OFFSETS = {1: -0.02, 2: 0.0, 3: 0.02}
+
+
+def fake_worker(scenario, seed):
+    # Module-level so that it pickles into worker processes.
+    return {"x": scenario["base"] + OFFSETS[seed], "n": 10 * scenario["base"]}
+
+
+def failing_worker(scenario, seed):
+    if scenario["base"] == 2.0 and seed == 2:
+        raise ValueError("no route to rx")
+    return fake_worker(scenario, seed)
+
+
+def slow_worker(scenario, seed):
+    time.sleep(scenario["sleep"])
+    return {"x": 0.0}
+
+
+def fake_study(references, seeds=(1, 2, 3)):
+    def runs(quick):
+        return [
+            RunSpec("low", {"level": 1}, {"base": 1.0}),
+            RunSpec("high", {"level": 2}, {"base": 2.0}),
+        ]
+
+    def metrics(summary, spec):
+        return {"x": summary["x"], "n_per_level": summary["n"] / spec.params["level"]}
+
+    return Study(
+        name="fake",
+        title="synthetic",
+        paper="none",
+        description="test study",
+        runs=runs,
+        metrics=metrics,
+        references=references,
+        seeds=lambda quick: list(seeds[:1] if quick else seeds),
+        quick_note="one seed only",
+    )
+
+
+# ---------------------------------------------------------------------------
+# Tolerances
+
+
+def test_relative_tolerance_scales_with_published_value():
+    ref = Reference("r", "m", -200.0, "src", 0.05)
+    assert ref.allowed == pytest.approx(10.0)
+    assert ref.passes(-210.0) and ref.passes(-190.0)
+    assert not ref.passes(-210.5)
+
+
+def test_absolute_tolerance():
+    ref = Reference("r", "m", 0.0, "src", 0.1, tolerance_kind="absolute")
+    assert ref.allowed == 0.1
+    assert ref.passes(0.1) and ref.passes(-0.05)
+    assert not ref.passes(0.11)
+
+
+def test_nan_measurement_fails():
+    assert not Reference("r", "m", 1.0, "src", 0.5).passes(math.nan)
+
+
+def test_reference_refuses_nonsense_tolerance():
+    with pytest.raises(ValueError):
+        Reference("r", "m", 1.0, "src", -0.1)
+    with pytest.raises(ValueError):
+        Reference("r", "m", 1.0, "src", 0.1, tolerance_kind="percent")
+
+
+# ---------------------------------------------------------------------------
+# Aggregation
+
+
+def test_confidence_half_width_matches_student_t():
+    # mean 2, sample sd 1, n 3: t(0.975, 2) = 4.302652729911275
+    assert framework.confidence_half_width([1.0, 2.0, 3.0]) == pytest.approx(
+        4.302652729911275 / math.sqrt(3)
+    )
+
+
+def test_confidence_half_width_needs_two_values():
+    assert math.isnan(framework.confidence_half_width([5.0]))
+    assert math.isnan(framework.confidence_half_width([]))
+
+
+def test_aggregate_per_label_and_metric():
+    per_run = pd.DataFrame(
+        {
+            "label": ["a", "a", "a", "b"],
+            "seed": [1, 2, 3, 1],
+            "metric": ["x", "x", "x", "x"],
+            "value": [1.0, 2.0, 6.0, 4.0],
+        }
+    )
+    agg = framework.aggregate(per_run).set_index("label")
+    assert agg.loc["a", "mean"] == pytest.approx(3.0)
+    assert agg.loc["a", "n"] == 3
+    sd = np.std([1.0, 2.0, 6.0], ddof=1)
+    assert agg.loc["a", "ci_half_width"] == pytest.approx(4.302652729911275 * sd / math.sqrt(3))
+    assert agg.loc["b", "n"] == 1 and math.isnan(agg.loc["b", "ci_half_width"])
+
+
+# ---------------------------------------------------------------------------
+# The comparison table, end to end on the synthetic study
+
+
+REFERENCES = [
+    # low: measured mean 1.0 exactly; high: 2.0.
+    Reference("low", "x", 1.01, "Book, eq. 1", 0.02),  # 1% off, passes
+    Reference("high", "x", 2.2, "Book, eq. 2", 0.05),  # 9.1% off, fails
+    Reference("high", "n_per_level", 10.0, "Paper, table 3", 0.5, tolerance_kind="absolute"),
+]
+
+
+def test_reproduce_builds_table_and_files(tmp_path):
+    study = fake_study(REFERENCES)
+    table = framework.reproduce(
+        study, jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
+    )
+    assert list(table.columns) == framework.TABLE_COLUMNS
+    assert list(table["passed"]) == [True, False, True]
+    assert list(table["n_seeds"]) == [3, 3, 3]
+    assert table["measured"].tolist() == pytest.approx([1.0, 2.0, 10.0])
+    assert table["error"].tolist() == pytest.approx([1.0 / 1.01 - 1, 2.0 / 2.2 - 1, 0.0])
+    assert table.loc[0, "allowed"] == pytest.approx(0.0202)
+    assert json.loads(table.loc[0, "params"]) == {"level": 1}
+    # offsets -0.02, 0, 0.02: sd 0.02, n 3
+    assert table.loc[0, "ci_half_width"] == pytest.approx(4.302652729911275 * 0.02 / math.sqrt(3))
+
+    csv = pd.read_csv(tmp_path / "fake.csv")
+    assert list(csv["passed"]) == [True, False, True]
+    document = json.loads((tmp_path / "fake.json").read_text())
+    assert document["summary"] == "2/3 checks within tolerance"
+    assert len(document["runs"]) == 2 * 3 * 2  # labels x seeds x metrics
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_one_seed_gives_nan_interval_shown_as_na(tmp_path):
+    from rich.console import Console
+
+    study = fake_study(REFERENCES)
+    console = Console(record=True, width=200)
+    table = framework.reproduce(
+        study, quick=True, jobs=1, out=tmp_path, progress=False, console=console, worker=fake_worker
+    )
+    assert table["ci_half_width"].isna().all()
+    text = console.export_text()
+    assert "n/a" in text
+    assert "PASS" in text and "FAIL" in text
+    assert "quick mode: one seed only" in text
+    assert text.rstrip().endswith("checks within tolerance")
+    document = json.loads((tmp_path / "fake.json").read_text())
+    assert document["checks"][0]["ci_half_width"] is None
+
+
+def test_parallel_and_serial_execution_agree(tmp_path):
+    study = fake_study(REFERENCES)
+    serial = framework.reproduce(
+        study, jobs=1, out=tmp_path / "s", progress=False, show=False, worker=fake_worker
+    )
+    parallel = framework.reproduce(
+        study, jobs=2, out=tmp_path / "p", progress=False, show=False, worker=fake_worker
+    )
+    pd.testing.assert_frame_equal(serial, parallel)
+    assert (tmp_path / "s" / "fake.csv").read_bytes() == (tmp_path / "p" / "fake.csv").read_bytes()
+
+
+def test_reference_to_unknown_run_is_a_study_bug(tmp_path):
+    study = fake_study([Reference("medium", "x", 1.0, "src", 0.1)])
+    with pytest.raises(ValueError, match="medium"):
+        framework.reproduce(
+            study, jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_failed_run_is_named_and_nothing_is_written(tmp_path, jobs):
+    study = fake_study(REFERENCES)
+    with pytest.raises(framework.RunFailed, match="run 'high' with seed 2 failed: no route"):
+        framework.reproduce(
+            study, jobs=jobs, out=tmp_path, progress=False, show=False, worker=failing_worker
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupt_stops_running_workers_promptly():
+    specs = [RunSpec("quick", {}, {"sleep": 0.0})] + [
+        RunSpec(f"slow{i}", {}, {"sleep": 60.0}) for i in range(3)
+    ]
+    tasks = [framework._Task(i, 1) for i in range(len(specs))]
+
+    def advance():
+        raise KeyboardInterrupt  # Ctrl-C as soon as the first run finishes
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        framework._execute_pool(specs, tasks, 2, slow_worker, advance)
+    assert time.monotonic() - started < 30
+
+
+def test_write_atomic_failure_keeps_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "t.csv"
+    path.write_text("old\n")
+
+    def failing_replace(src, dst):
+        raise OSError("simulated")
+
+    monkeypatch.setattr(framework.os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        framework.write_atomic(path, "new\n")
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
+
+
+# ---------------------------------------------------------------------------
+# Registry
+
+
+def test_registry_knows_queueing_theory():
+    assert studies.get("queueing-theory") is queueing_theory.STUDY
+
+
+def test_unknown_study_lists_known_ones():
+    with pytest.raises(KeyError) as info:
+        studies.get("no-such-study")
+    message = str(info.value)
+    assert "no-such-study" in message and "queueing-theory" in message
+    assert not message.startswith("'")
+
+
+# ---------------------------------------------------------------------------
+# Queueing-theory closed forms
+
+
+@pytest.mark.parametrize("mean", [1.2, 3.0, 50.0, 1000.0])
+def test_rounded_exponential_moments_match_brute_force(mean):
+    k = np.arange(1, int(mean * 80) + 2, dtype=float)
+    # P(S = 1) = P(X < 1.5); P(S = k) = P(k - 0.5 <= X < k + 0.5) for k >= 2
+    lower = np.where(k == 1, 0.0, k - 0.5)
+    pmf = np.exp(-lower / mean) - np.exp(-(k + 0.5) / mean)
+    first, second = queueing_theory.rounded_exponential_moments(mean)
+    assert first == pytest.approx(float(np.sum(k * pmf)), rel=1e-12)
+    assert second == pytest.approx(float(np.sum(k * k * pmf)), rel=1e-12)
+
+
+def test_md1_reference_is_the_textbook_value():
+    for rho in queueing_theory.LOADS:
+        assert queueing_theory.reference_wq("M/D/1", rho) == pytest.approx(
+            queueing_theory.textbook_wq("M/D/1", rho), rel=1e-12
+        )
+
+
+def test_mm1_reference_is_close_to_but_not_the_textbook_value():
+    # mu = 10 Mbps / 8000 bit = 1250 /s; at rho = 0.8 the textbook Wq is 3.2 ms.
+    assert queueing_theory.textbook_wq("M/M/1", 0.8) == pytest.approx(3.2e-3, rel=1e-12)
+    exact = queueing_theory.reference_wq("M/M/1", 0.8)
+    assert exact != queueing_theory.textbook_wq("M/M/1", 0.8)
+    assert exact == pytest.approx(3.2e-3, rel=1e-5)
+    assert queueing_theory.reference_lq("M/M/1", 0.8) == pytest.approx(3.2, rel=1e-5)
+
+
+def test_queueing_study_has_a_reference_for_every_run_and_metric():
+    study = queueing_theory.STUDY
+    labels = {spec.label for spec in study.runs(False)}
+    assert labels == {spec.label for spec in study.runs(True)}
+    checked = {(r.label, r.metric) for r in study.references}
+    assert checked == {(lab, m) for lab in labels for m in ("Wq_s", "Lq_packets", "little_ratio")}
+
+
+def test_queueing_metrics_from_a_summary():
+    spec = queueing_theory.runs(True)[0]
+    summary = {
+        "links.ab.wait_mean_s": 0.002,
+        "links.ab.queue_mean_packets": 2.1,
+        "links.ab.arrivals": 1000,
+        "run.end_time_s": 1.0,
+    }
+    m = queueing_theory.metrics(summary, spec)
+    assert m == {"Wq_s": 0.002, "Lq_packets": 2.1, "little_ratio": pytest.approx(1.05)}
