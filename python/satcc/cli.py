@@ -363,11 +363,12 @@ Examples:
   satcc bench"""
 )
 @click.option("--quick", is_flag=True, help="Shorter benchmark, for a smoke test.")
-def bench(quick: bool) -> int:
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def bench(quick: bool, as_json: bool) -> int:
     """Measure the simulator's event rate on the reference benchmarks."""
     from satcc import bench as bench_module
 
-    status = bench_module.main(quick=quick)
+    status = bench_module.main(quick=quick, as_json=as_json)
     return status if isinstance(status, int) else EXIT_OK
 
 

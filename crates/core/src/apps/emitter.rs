@@ -60,7 +60,7 @@ impl Emitter {
             enqueued: now,
             priority: self.priority,
             clp: self.clp,
-            header: Header::Raw,
+            header: Header::Ip,
         };
         self.sent_packets += 1;
         self.sent_bytes += bytes as u64;

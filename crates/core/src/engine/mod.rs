@@ -5,7 +5,9 @@ pub mod rng;
 pub mod scheduler;
 pub mod stats;
 pub mod time;
+pub mod timer;
 
 pub use rng::RngStream;
 pub use scheduler::{Scheduler, Slot};
 pub use time::{Duration, Rate, Time};
+pub use timer::Timer;

@@ -22,9 +22,10 @@ pub struct TcpHeader {
 /// variants when those layers land; the enum stays `Copy` and small.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Header {
-    /// Opaque traffic from a source model (CBR, Poisson, ON-OFF).
+    /// A plain IP datagram with no transport state (the CBR, Poisson and
+    /// ON-OFF sources' packets).
     #[default]
-    Raw,
+    Ip,
     Udp {
         src_port: u16,
         dst_port: u16,

@@ -1,0 +1,41 @@
+# The two commands of the README, and a few conveniences for developers.
+# Everything installs into ./.venv; nothing outside the checkout is touched.
+
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test dev bench clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+# Install satcc and run its main job on the embedded defaults.
+run: $(BIN)/python
+	$(BIN)/pip install -q .
+	$(BIN)/satcc reproduce queueing-theory --quick
+	$(BIN)/satcc run examples/geo_cbr.toml --out out/geo_cbr
+
+# Install satcc with its test tools and run every check CI runs.
+test: $(BIN)/python
+	$(BIN)/pip install -q '.[test]'
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo test --workspace
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+	$(BIN)/pytest
+
+# Editable install for development: Python edits apply at once, Rust edits
+# after `make dev` again.
+dev: $(BIN)/python
+	$(BIN)/pip install -q maturin==1.16.0 -e '.[test]'
+	$(BIN)/maturin develop --release -q
+
+bench: $(BIN)/python
+	$(BIN)/pip install -q .
+	$(BIN)/satcc bench
+	cargo bench -p satcc-core --bench b1
+
+clean:
+	rm -rf $(VENV) target out results
