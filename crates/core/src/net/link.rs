@@ -34,6 +34,15 @@ pub struct LinkStats {
     pub wait: Histogram,
 }
 
+/// A fixed-rate transmission whose outcome is decided but not yet booked.
+#[derive(Copy, Clone, Debug)]
+struct Committed {
+    started: Time,
+    end: Time,
+    bytes: u32,
+    delivered: bool,
+}
+
 /// A PDU being serialised while the capacity may change under it; its end
 /// time moves with the rate.
 struct InService {
@@ -54,14 +63,11 @@ pub struct Link {
     /// Transmission in progress over a changing capacity, ending at `tx_end`.
     in_service: Option<InService>,
     tx_end: Time,
-    /// End of the transmission in progress at a fixed rate. Such a PDU is
-    /// already in the delay line: its arrival time is known when it starts,
-    /// so it costs no event of its own (a link at low load then costs one
-    /// event per PDU instead of two).
-    busy_until: Time,
-    /// The system-size statistics still count a fixed-rate transmission
-    /// that ended at `busy_until`.
-    counted_busy: bool,
+    /// The transmission in progress at a fixed rate, if any. Its PDU is
+    /// already in the delay line (arrival time known at the start), so it
+    /// costs no event of its own: a link at low load costs one event per PDU
+    /// instead of two. Its statistics are booked when it ends (`settle`).
+    committed: Option<Committed>,
     pub stats: LinkStats,
 }
 
@@ -83,8 +89,7 @@ impl Link {
             line: DelayLine::new(delay),
             in_service: None,
             tx_end: Time::NEVER,
-            busy_until: Time::ZERO,
-            counted_busy: false,
+            committed: None,
             stats: LinkStats::default(),
         }
     }
@@ -102,12 +107,20 @@ impl Link {
     }
 
     fn transmitting(&self, now: Time) -> bool {
-        self.in_service.is_some() || self.busy_until > now
+        self.in_service.is_some() || self.busy_until() > now
+    }
+
+    /// End of the fixed-rate transmission in progress (or of the last one).
+    fn busy_until(&self) -> Time {
+        self.committed.map_or(Time::ZERO, |c| c.end)
     }
 
     /// Offers a PDU to the link at `now`.
     pub fn enqueue(&mut self, now: Time, mut pdu: Pdu) -> Verdict {
         self.settle(now);
+        // A transmission may have ended at this very instant, before the
+        // link's own wake-up ran: the departure comes first and frees a place.
+        self.start_next(now);
         self.stats.arrivals += 1;
         pdu.enqueued = now;
         if !self.transmitting(now) && self.queue.packets() == 0 && self.rate().bps > 0.0 {
@@ -129,7 +142,7 @@ impl Link {
     pub fn poll_at(&self) -> Time {
         let next_start =
             if self.queue.packets() > 0 && self.in_service.is_none() && self.rate().bps > 0.0 {
-                self.busy_until
+                self.busy_until()
             } else {
                 Time::NEVER
             };
@@ -167,10 +180,16 @@ impl Link {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
         let end = now + self.rate().tx_time(pdu.bytes);
         if self.capacity.next_change() >= end {
-            self.stats.busy_ps += end.since(now).ps();
-            self.busy_until = end;
-            self.counted_busy = true;
-            self.complete(end, pdu);
+            let delivered = !self.errors.corrupts(pdu.bytes);
+            if delivered {
+                self.line.push(end, pdu);
+            }
+            self.committed = Some(Committed {
+                started: now,
+                end,
+                bytes: pdu.bytes,
+                delivered,
+            });
         } else {
             self.tx_end = end;
             self.in_service = Some(InService {
@@ -183,35 +202,66 @@ impl Link {
         self.note_queue(now);
     }
 
-    /// The last bit of `pdu` leaves at `end`: errors are drawn and a
-    /// surviving PDU starts propagating.
-    fn complete(&mut self, end: Time, pdu: Pdu) {
-        if self.errors.corrupts(pdu.bytes) {
-            self.stats.errors += 1;
-        } else {
+    /// Books a finished transmission in the statistics.
+    fn book(&mut self, started: Time, end: Time, bytes: u32, delivered: bool) {
+        self.stats.busy_ps += end.since(started).ps();
+        if delivered {
             self.stats.tx_packets += 1;
-            self.stats.tx_bytes += pdu.bytes as u64;
-            self.line.push(end, pdu);
+            self.stats.tx_bytes += bytes as u64;
+        } else {
+            self.stats.errors += 1;
         }
     }
 
     fn finish_variable_rate_tx(&mut self, now: Time) {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
-        self.stats.busy_ps += now.since(s.started).ps();
-        self.complete(now, s.pdu);
+        let delivered = !self.errors.corrupts(s.pdu.bytes);
+        self.book(s.started, now, s.pdu.bytes, delivered);
+        if delivered {
+            self.line.push(now, s.pdu);
+        }
         self.note_queue(now);
     }
 
-    /// Closes the statistics of a fixed-rate transmission that has ended.
-    fn settle(&mut self, now: Time) {
-        if self.counted_busy && self.busy_until <= now {
-            self.counted_busy = false;
-            let t = self.busy_until.ps();
-            self.stats
-                .system_packets
-                .set(t, self.queue.packets() as f64);
+    /// Books a fixed-rate transmission that has ended by `now`. Called
+    /// before the link changes or its statistics are read.
+    pub fn settle(&mut self, now: Time) {
+        if let Some(c) = self.committed {
+            if c.end <= now {
+                self.committed = None;
+                self.book(c.started, c.end, c.bytes, c.delivered);
+                let waiting = self.queue.packets() as f64;
+                self.stats.system_packets.set(c.end.ps(), waiting);
+            }
         }
+    }
+
+    /// Bits of delivered PDUs sent up to `now`, counting the part of the
+    /// transmission in progress already on the wire, so that a rate measured
+    /// over an interval shorter than one PDU never exceeds the link rate.
+    pub fn tx_bits_at(&self, now: Time) -> f64 {
+        let done = self.stats.tx_bytes as f64 * 8.0;
+        let partial = if let Some(c) = self.committed.filter(|c| c.delivered && c.end > now) {
+            let frac = now.since(c.started).ps() as f64 / c.end.since(c.started).ps() as f64;
+            frac * c.bytes as f64 * 8.0
+        } else if let Some(s) = &self.in_service {
+            let left = s.bits_left - self.rate().bits_in(now.since(s.since));
+            (s.pdu.bytes as f64 * 8.0 - left.max(0.0)).max(0.0)
+        } else {
+            0.0
+        };
+        done + partial
+    }
+
+    /// Busy time up to `now`, counting the elapsed part of a transmission
+    /// still in progress (for utilisation at the end of a run).
+    pub fn busy_ps_at(&self, now: Time) -> u64 {
+        let started = self
+            .committed
+            .map(|c| c.started)
+            .or(self.in_service.as_ref().map(|s| s.started));
+        self.stats.busy_ps + started.map_or(0, |t| now.since(t).ps())
     }
 
     /// A capacity change: a PDU in transmission finishes its remaining bits
@@ -241,11 +291,6 @@ impl Link {
             .queue_bytes
             .set(now.ps(), self.queue.bytes() as f64);
         self.stats.system_packets.set(now.ps(), (n + busy) as f64);
-    }
-
-    /// Brings the statistics up to `now` (call before reading them).
-    pub fn close_stats(&mut self, now: Time) {
-        self.settle(now);
     }
 
     /// Calls `f` for every PDU still inside the link (end-of-run accounting).
@@ -307,6 +352,23 @@ mod tests {
         let got = run(&mut l);
         assert_eq!(got, vec![(6_000_000_000, 0), (7_000_000_000, 1)]);
         assert_eq!(l.stats.wait.summary.max, 1e9);
+    }
+
+    #[test]
+    fn arrival_at_the_instant_a_transmission_ends_sees_the_departure_first() {
+        // 1 ms per PDU, room for one waiting. At exactly 1 ms, before the
+        // link's own wake-up runs, a third PDU arrives: the waiting one must
+        // start (freeing its place) and the newcomer must be queued, not
+        // dropped, and the link must not wake up in the past.
+        let mut l = link(8e6, 0, 1);
+        l.enqueue(Time(0), pdu(1000, 0));
+        l.enqueue(Time(0), pdu(1000, 1));
+        let ms = 1_000_000_000;
+        assert_eq!(l.enqueue(Time(ms), pdu(1000, 2)), Verdict::Queued);
+        assert_eq!(l.poll_at(), Time(ms)); // PDU 0 arrives now
+        let got = run(&mut l);
+        assert_eq!(got, vec![(ms, 0), (2 * ms, 1), (3 * ms, 2)]);
+        assert_eq!(l.stats.drops, 0);
     }
 
     #[test]

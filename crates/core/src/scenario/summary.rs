@@ -60,6 +60,7 @@ fn rate(bytes: u64, secs: f64) -> f64 {
 fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
     for (i, name) in w.names.links.iter().enumerate() {
         let st = &w.links[i].stats;
+        let busy = w.links[i].busy_ps_at(w.now);
         let p = format!("links.{name}.");
         put(s, p.clone() + "arrivals", st.arrivals);
         put(s, p.clone() + "tx_packets", st.tx_packets);
@@ -68,7 +69,7 @@ fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
         put(s, p.clone() + "drops_clp", st.drops_clp);
         put(s, p.clone() + "errors", st.errors);
         let util = if end > 0 {
-            st.busy_ps as f64 / end as f64
+            busy as f64 / end as f64
         } else {
             f64::NAN
         };
@@ -76,7 +77,7 @@ fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
         put(
             s,
             p.clone() + "throughput_bps",
-            num(rate(st.tx_bytes, elapsed_s)),
+            num(w.links[i].tx_bits_at(w.now) / elapsed_s),
         );
         put(
             s,

@@ -408,7 +408,7 @@ impl World {
             }
         }
         for l in &mut self.links {
-            l.close_stats(self.now);
+            l.settle(self.now);
         }
     }
 
@@ -422,6 +422,7 @@ impl World {
             self.stop(StopReason::Duration);
             return;
         }
+        assert!(t >= self.now, "time went backwards: {t:?} < {:?}", self.now);
         self.now = t;
         self.events += 1;
         match self.owners[slot as usize] {
@@ -502,13 +503,16 @@ impl World {
     fn probe_value(&mut self, k: usize, dt: f64) -> f64 {
         use Quantity::*;
         let q = self.probes[k].quantity;
+        let now = self.now;
         let p = &mut self.probes[k];
         match q {
             LinkQueuePackets(i) => self.links[i as usize].queue().packets() as f64,
             LinkQueueBytes(i) => self.links[i as usize].queue().bytes() as f64,
             LinkCapacity(i) => self.links[i as usize].rate().bps,
             LinkThroughput(i) => {
-                p.per_interval(self.links[i as usize].stats.tx_bytes as f64 * 8.0, dt)
+                let l = &mut self.links[i as usize];
+                l.settle(now);
+                p.per_interval(l.tx_bits_at(now), dt)
             }
             LinkDrops(i) => {
                 let s = &self.links[i as usize].stats;
