@@ -89,6 +89,7 @@ fn b1(seconds: u64) -> Description {
             node: "sink".into(),
         }],
         probes: vec![],
+        tcp: vec![],
     }
 }
 

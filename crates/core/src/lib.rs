@@ -2,7 +2,8 @@
 //!
 //! Layers import downward only: `engine` (time, scheduler, RNG streams,
 //! statistics) → `net` (PDU, queues, links, nodes, capacity and error
-//! processes) → `apps` (traffic sources and sinks) → `scenario` (builds a
+//! processes) → `transport` (TCP) → `apps` (traffic sources, sinks and the
+//! applications over TCP) → `scenario` (builds a
 //! network from a validated description and runs it). Models are plain state
 //! machines driven by `poll(now)` / `poll_at()`, so the same link and queue
 //! code can be driven by the event scheduler or by a real-time clock.
@@ -11,6 +12,7 @@ pub mod apps;
 pub mod engine;
 pub mod net;
 pub mod scenario;
+pub mod transport;
 
 /// Version of the models; part of every run key, so results of different
 /// versions are never mixed.

@@ -5,6 +5,7 @@ pub mod emitter;
 pub mod onoff;
 pub mod poisson;
 pub mod sink;
+pub mod tcp_app;
 
 pub use emitter::{Emitter, SizeDist};
 pub use sink::{FlowRecord, Sink};

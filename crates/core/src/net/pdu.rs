@@ -5,6 +5,10 @@
 
 use crate::engine::Time;
 
+pub const TCP_FIN: u8 = 0x01;
+pub const TCP_SYN: u8 = 0x02;
+pub const TCP_ACK: u8 = 0x10;
+
 /// TCP segment header fields the models need (RFC 9293 §3.1; SACK blocks
 /// RFC 2018). Sequence numbers are 32-bit and wrap, as on the wire.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -14,6 +18,8 @@ pub struct TcpHeader {
     /// Advertised window field, before scaling.
     pub window: u16,
     pub flags: u8,
+    /// Window-scale option (RFC 7323 §2.2), meaningful on SYN segments.
+    pub wscale: u8,
     pub sack_blocks: u8,
     pub sack: [(u32, u32); 3],
 }

@@ -24,13 +24,23 @@ pub struct Description {
     pub sinks: Vec<SinkDesc>,
     #[serde(default)]
     pub probes: Vec<ProbeDesc>,
+    #[serde(default)]
+    pub tcp: Vec<TcpDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct StopWhen {
-    pub sink: String,
-    pub received_packets: u64,
+    /// Stop when this sink has received `received_packets`...
+    #[serde(default)]
+    pub sink: Option<String>,
+    #[serde(default)]
+    pub received_packets: Option<u64>,
+    /// ...or when this TCP connection's finite workload has completed.
+    #[serde(default)]
+    pub tcp: Option<String>,
+    #[serde(default)]
+    pub completed: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -133,6 +143,10 @@ pub struct SourceDesc {
     pub periods: Option<String>,
 }
 
+fn abc_default() -> u32 {
+    2
+}
+
 fn constant() -> String {
     "constant".into()
 }
@@ -153,6 +167,55 @@ pub struct ProbeDesc {
     /// Name of the target.
     pub of: String,
     pub metric: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpDesc {
+    pub name: String,
+    pub src_node: String,
+    pub dst_node: String,
+    /// "tahoe", "reno", "newreno" or "sack".
+    pub variant: String,
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub initial_window_segments: u32,
+    #[serde(default = "abc_default")]
+    pub abc_limit_segments: u32,
+    #[serde(default)]
+    pub initial_ssthresh_bytes: Option<u64>,
+    pub min_rto_ps: u64,
+    pub initial_rto_ps: u64,
+    pub max_rto_ps: u64,
+    pub granularity_ps: u64,
+    pub delayed_ack: bool,
+    pub delayed_ack_ps: u64,
+    pub window_scaling: bool,
+    pub send_buffer_bytes: u64,
+    pub receive_buffer_bytes: u64,
+    pub handshake: bool,
+    #[serde(default)]
+    pub start_ps: u64,
+    #[serde(default)]
+    pub priority: u8,
+    #[serde(default)]
+    pub clp: u8,
+    pub app: AppDesc,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppDesc {
+    Bulk {
+        #[serde(default)]
+        bytes: Option<u64>,
+    },
+    RequestResponse {
+        request_bytes: u64,
+        response_bytes: u64,
+        #[serde(default)]
+        count: Option<u64>,
+    },
 }
 
 impl Description {

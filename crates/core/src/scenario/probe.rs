@@ -16,6 +16,16 @@ pub enum Quantity {
     SinkDelayMean(u32),
     SourceSent(u32),
     SourceRate(u32),
+    TcpCwnd(u32),
+    TcpSsthresh(u32),
+    TcpFlight(u32),
+    TcpSrtt(u32),
+    TcpRto(u32),
+    /// Window advertised by the receiving (`to`) side.
+    TcpRwnd(u32),
+    TcpGoodput(u32),
+    TcpDelivered(u32),
+    TcpRetransmissions(u32),
 }
 
 impl Quantity {
@@ -33,6 +43,15 @@ impl Quantity {
             ("sink", "delay_mean_s") => SinkDelayMean(index),
             ("source", "sent_packets") => SourceSent(index),
             ("source", "rate_bps") => SourceRate(index),
+            ("tcp", "cwnd_bytes") => TcpCwnd(index),
+            ("tcp", "ssthresh_bytes") => TcpSsthresh(index),
+            ("tcp", "flight_bytes") => TcpFlight(index),
+            ("tcp", "srtt_s") => TcpSrtt(index),
+            ("tcp", "rto_s") => TcpRto(index),
+            ("tcp", "rwnd_bytes") => TcpRwnd(index),
+            ("tcp", "goodput_bps") => TcpGoodput(index),
+            ("tcp", "delivered_bytes") => TcpDelivered(index),
+            ("tcp", "retransmissions") => TcpRetransmissions(index),
             _ => return None,
         })
     }

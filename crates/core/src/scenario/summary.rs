@@ -35,6 +35,7 @@ pub fn summarise(w: &World) -> Summary {
     put(&mut s, "run.unroutable".into(), w.unroutable);
     links(w, &mut s, end, elapsed_s);
     flows(w, &mut s, elapsed_s);
+    tcp(w, &mut s);
     for (k, name) in w.names.sinks.iter().enumerate() {
         let sk = &w.sinks[k];
         let p = format!("sinks.{name}.");
@@ -171,6 +172,58 @@ fn flows(w: &World, s: &mut Summary, elapsed_s: f64) {
             num((d.summary.mean() - min) * PS),
         );
         put(s, p + "jitter_p99_s", num((d.quantile(0.99) - min) * PS));
+    }
+}
+
+fn opt(x: Option<f64>) -> Value {
+    x.map_or(Value::Null, num)
+}
+
+fn tcp(w: &World, s: &mut Summary) {
+    for (c, name) in w.names.tcp.iter().enumerate() {
+        let conn = &w.conns[c];
+        let [client, server] = &conn.sockets;
+        let st = &client.stats;
+        let p = format!("tcp.{name}.");
+        put(s, p.clone() + "segments_sent", st.segments_sent);
+        put(s, p.clone() + "bytes_sent", st.bytes_sent);
+        put(s, p.clone() + "retransmissions", st.retransmissions);
+        put(s, p.clone() + "fast_retransmits", st.fast_retransmits);
+        put(s, p.clone() + "timeouts", st.timeouts);
+        put(s, p.clone() + "dup_acks", st.dup_acks);
+        put(s, p.clone() + "acks_sent", server.stats.acks_sent);
+        put(
+            s,
+            p.clone() + "cwnd_max_bytes",
+            st.cwnd_max.max(client.cwnd()),
+        );
+        put(s, p.clone() + "delivered_bytes", server.delivered);
+        let active_s = w.now.since(conn.start).as_secs_f64();
+        let goodput = if active_s > 0.0 {
+            server.delivered as f64 * 8.0 / active_s
+        } else {
+            f64::NAN
+        };
+        put(s, p.clone() + "goodput_bps", num(goodput));
+        let done = conn
+            .app
+            .completed_at
+            .map(|t| t.since(conn.start).as_secs_f64());
+        put(s, p.clone() + "completion_time_s", opt(done));
+        put(
+            s,
+            p.clone() + "srtt_s",
+            opt(client.srtt().map(|d| d.as_secs_f64())),
+        );
+        put(s, p.clone() + "rto_s", num(client.rto().as_secs_f64()));
+        let drops = w.flows[conn.flow as usize].dropped + w.flows[conn.flow as usize + 1].dropped;
+        put(s, p.clone() + "segments_dropped", drops);
+        put(s, p.clone() + "transactions", conn.app.completed);
+        put(
+            s,
+            p + "transaction_time_mean_s",
+            num(conn.app.transaction_times.mean()),
+        );
     }
 }
 

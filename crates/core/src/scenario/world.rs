@@ -1,23 +1,53 @@
 //! The simulated world: every component of a built scenario, the scheduler
 //! that drives them, and the forwarding of PDUs between them.
 
-use super::description::{CapacityDesc, Description, LimitDesc, QueueDesc, SourceDesc};
+use super::description::{
+    AppDesc, CapacityDesc, Description, LimitDesc, QueueDesc, SourceDesc, TcpDesc,
+};
 use super::probe::{Probe, Quantity};
 use super::BuildError;
 use crate::apps::onoff::{OnOff, Periods};
+use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
 use crate::engine::{Duration, RngStream, Scheduler, Slot, Time};
 use crate::net::capacity::{CapacityProcess, Trace};
 use crate::net::error_model::ErrorModel;
 use crate::net::queue::{LevelConfig, Limit, Queue, Verdict};
 use crate::net::{Link, Next, Node, Pdu};
+use crate::transport::tcp::{Endpoint, TcpConfig, TcpSocket, Variant};
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Owner {
     Link(u32),
     Source(u32),
+    /// A TCP connection's socket: (connection, 0 = client / 1 = server).
+    Tcp(u32, u8),
     Sampler,
+}
+
+/// The receiver a PDU is addressed to at its destination node.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Agent {
+    Sink(u32),
+    Tcp(u32, u8),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopCondition {
+    SinkReceived(u32, u64),
+    TcpCompleted(u32),
+}
+
+/// A TCP connection: the two sockets and the application driving them.
+pub struct Connection {
+    /// [client (`from`), server (`to`)].
+    pub sockets: [TcpSocket; 2],
+    pub app: TcpApp,
+    pub start: Time,
+    slots: [Slot; 2],
+    /// Flow id of the client→server direction; the reverse is `flow + 1`.
+    pub flow: u32,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -42,6 +72,7 @@ pub struct Names {
     pub links: Vec<String>,
     pub sources: Vec<String>,
     pub sinks: Vec<String>,
+    pub tcp: Vec<String>,
 }
 
 pub struct World {
@@ -51,8 +82,7 @@ pub struct World {
     pub end: Time,
     pub events: u64,
     pub max_events: Option<u64>,
-    /// Stop when sink `.0` has received `.1` packets.
-    pub stop_when: Option<(u32, u64)>,
+    pub stop_when: Option<StopCondition>,
     pub stopped: Option<StopReason>,
     sched: Scheduler,
     owners: Vec<Owner>,
@@ -62,7 +92,9 @@ pub struct World {
     pub sources: Vec<Source>,
     source_slots: Vec<Slot>,
     pub sinks: Vec<Sink>,
-    /// One record per source, indexed by flow id.
+    pub conns: Vec<Connection>,
+    agents: Vec<Agent>,
+    /// One record per source, then two per TCP connection, by flow id.
     pub flows: Vec<FlowRecord>,
     pub probes: Vec<Probe>,
     sample_slot: Slot,
@@ -71,6 +103,7 @@ pub struct World {
     pub unroutable: u64,
     pub names: Names,
     scratch: Vec<Pdu>,
+    tcp_out: [Vec<Pdu>; 2],
 }
 
 fn index_of(
@@ -215,6 +248,7 @@ impl World {
             links: d.links.iter().map(|l| l.name.clone()).collect(),
             sources: d.sources.iter().map(|s| s.name.clone()).collect(),
             sinks: d.sinks.iter().map(|s| s.name.clone()).collect(),
+            tcp: d.tcp.iter().map(|t| t.name.clone()).collect(),
         };
         let node_ix = name_map(&names.nodes);
         let link_ix = name_map(&names.links);
@@ -308,6 +342,7 @@ impl World {
                 "link" => index_of(&link_ix, "link", &p.of, &at)?,
                 "sink" => index_of(&sink_ix, "sink", &p.of, &at)?,
                 "source" => index_of(&source_ix, "source", &p.of, &at)?,
+                "tcp" => index_of(&name_map(&names.tcp), "tcp connection", &p.of, &at)?,
                 other => return Err(BuildError(format!("{at}: unknown probe target {other:?}"))),
             };
             let q = Quantity::parse(&p.target, &p.metric, ix)
@@ -317,12 +352,23 @@ impl World {
         let sample_slot = sched.add_slot();
         owners.push(Owner::Sampler);
 
+        let mut agents: Vec<Agent> = (0..sinks.len() as u32).map(Agent::Sink).collect();
+        let mut conns = vec![];
+        for (c, t) in d.tcp.iter().enumerate() {
+            let client_agent = agents.len() as u32;
+            agents.push(Agent::Tcp(c as u32, 0));
+            agents.push(Agent::Tcp(c as u32, 1));
+            let flow = flows.len() as u32;
+            flows.push(FlowRecord::default());
+            flows.push(FlowRecord::default());
+            let slots = [sched.add_slot(), sched.add_slot()];
+            owners.push(Owner::Tcp(c as u32, 0));
+            owners.push(Owner::Tcp(c as u32, 1));
+            conns.push(build_connection(t, &node_ix, client_agent, flow, slots)?);
+        }
         let stop_when = match &d.stop_when {
-            Some(s) => Some((
-                index_of(&sink_ix, "sink", &s.sink, "run.stop_when")?,
-                s.received_packets,
-            )),
             None => None,
+            Some(s) => Some(stop_condition(s, &sink_ix, &name_map(&names.tcp))?),
         };
         if d.duration_ps == 0 || d.sample_interval_ps == 0 {
             return Err(BuildError(
@@ -347,6 +393,8 @@ impl World {
             sources,
             source_slots,
             sinks,
+            conns,
+            agents,
             flows,
             probes,
             sample_slot,
@@ -355,7 +403,11 @@ impl World {
             unroutable: 0,
             names,
             scratch: Vec::new(),
+            tcp_out: [Vec::new(), Vec::new()],
         };
+        for c in 0..w.conns.len() {
+            w.reschedule_conn(c);
+        }
         for i in 0..w.sources.len() {
             w.sched.schedule(w.source_slots[i], w.sources[i].poll_at());
         }
@@ -428,6 +480,7 @@ impl World {
         match self.owners[slot as usize] {
             Owner::Link(i) => self.on_link(i as usize),
             Owner::Source(i) => self.on_source(i as usize),
+            Owner::Tcp(c, side) => self.on_tcp_timer(c as usize, side as usize),
             Owner::Sampler => self.on_sample(),
         }
         if let Some(max) = self.max_events {
@@ -435,10 +488,15 @@ impl World {
                 self.stop(StopReason::MaxEvents);
             }
         }
-        if let Some((k, n)) = self.stop_when {
-            if self.sinks[k as usize].received_packets >= n {
-                self.stop(StopReason::StopWhen);
+        let done = match self.stop_when {
+            None => false,
+            Some(StopCondition::SinkReceived(k, n)) => self.sinks[k as usize].received_packets >= n,
+            Some(StopCondition::TcpCompleted(c)) => {
+                self.conns[c as usize].app.completed_at.is_some()
             }
+        };
+        if done {
+            self.stop(StopReason::StopWhen);
         }
     }
 
@@ -472,10 +530,13 @@ impl World {
     /// Hands a PDU that is at `node` to the next link or to its receiver.
     fn forward(&mut self, node: u32, p: Pdu) {
         match self.nodes[node as usize].next_hop(p.dst_node) {
-            Next::Local => {
-                let flow = &mut self.flows[p.flow as usize];
-                self.sinks[p.dst_agent as usize].deliver(self.now, &p, flow);
-            }
+            Next::Local => match self.agents[p.dst_agent as usize] {
+                Agent::Sink(k) => {
+                    let flow = &mut self.flows[p.flow as usize];
+                    self.sinks[k as usize].deliver(self.now, &p, flow);
+                }
+                Agent::Tcp(c, side) => self.on_tcp_segment(c as usize, side as usize, &p),
+            },
             Next::Link(l) => {
                 let link = &mut self.links[l as usize];
                 if link.enqueue(self.now, p) != Verdict::Queued {
@@ -488,6 +549,51 @@ impl World {
                 self.unroutable += 1;
                 self.flows[p.flow as usize].dropped += 1;
             }
+        }
+    }
+
+    fn on_tcp_timer(&mut self, c: usize, side: usize) {
+        let mut out = std::mem::take(&mut self.tcp_out[side]);
+        self.conns[c].sockets[side].poll(self.now, &mut out);
+        self.tcp_out[side] = out;
+        self.service_conn(c);
+    }
+
+    fn on_tcp_segment(&mut self, c: usize, side: usize, p: &Pdu) {
+        let mut out = std::mem::take(&mut self.tcp_out[side]);
+        self.conns[c].sockets[side].on_segment(self.now, p, &mut out);
+        self.tcp_out[side] = out;
+        self.service_conn(c);
+    }
+
+    /// After any event on a connection: the application reacts, both
+    /// sockets send what they may, and their wake-ups are updated.
+    fn service_conn(&mut self, c: usize) {
+        let now = self.now;
+        let mut outs = std::mem::take(&mut self.tcp_out);
+        let conn = &mut self.conns[c];
+        if now >= conn.start {
+            let [client, server] = &mut conn.sockets;
+            conn.app.service(now, client, server);
+        }
+        for (side, out) in outs.iter_mut().enumerate() {
+            conn.sockets[side].output(now, out);
+        }
+        self.reschedule_conn(c);
+        for (side, out) in outs.iter_mut().enumerate() {
+            let node = self.conns[c].sockets[side].endpoint.node;
+            for p in out.drain(..) {
+                self.forward(node, p);
+            }
+        }
+        self.tcp_out = outs;
+    }
+
+    fn reschedule_conn(&mut self, c: usize) {
+        let conn = &self.conns[c];
+        for side in 0..2 {
+            self.sched
+                .update(conn.slots[side], conn.sockets[side].poll_at());
         }
     }
 
@@ -531,6 +637,24 @@ impl World {
                 self.sources[i as usize].emitter().sent_bytes as f64 * 8.0,
                 dt,
             ),
+            TcpCwnd(c) => self.conns[c as usize].sockets[0].cwnd() as f64,
+            TcpSsthresh(c) => match self.conns[c as usize].sockets[0].ssthresh() {
+                u64::MAX => f64::NAN,
+                s => s as f64,
+            },
+            TcpFlight(c) => self.conns[c as usize].sockets[0].flight() as f64,
+            TcpSrtt(c) => {
+                let srtt = self.conns[c as usize].sockets[0].srtt();
+                srtt.map_or(f64::NAN, |d| d.as_secs_f64())
+            }
+            TcpRto(c) => self.conns[c as usize].sockets[0].rto().as_secs_f64(),
+            TcpRwnd(c) => self.conns[c as usize].sockets[1].advertised_window() as f64,
+            TcpGoodput(c) => {
+                let delivered = self.conns[c as usize].sockets[1].delivered;
+                p.per_interval(delivered as f64 * 8.0, dt)
+            }
+            TcpDelivered(c) => self.conns[c as usize].sockets[1].delivered as f64,
+            TcpRetransmissions(c) => self.conns[c as usize].sockets[0].stats.retransmissions as f64,
         }
     }
 
@@ -542,5 +666,122 @@ impl World {
             l.for_each_held(|p| n[p.flow as usize] += 1);
         }
         n
+    }
+}
+
+fn build_connection(
+    t: &TcpDesc,
+    node_ix: &HashMap<&str, u32>,
+    client_agent: u32,
+    flow: u32,
+    slots: [Slot; 2],
+) -> Result<Connection, BuildError> {
+    let at = format!("tcp.{}", t.name);
+    let variant = Variant::parse(&t.variant)
+        .ok_or_else(|| BuildError(format!("{at}: unknown variant {:?}", t.variant)))?;
+    if t.mss_bytes == 0
+        || t.send_buffer_bytes < t.mss_bytes as u64
+        || t.receive_buffer_bytes < t.mss_bytes as u64
+    {
+        return Err(BuildError(format!(
+            "{at}: mss and buffers must hold at least one segment"
+        )));
+    }
+    let cfg = TcpConfig {
+        variant,
+        mss: t.mss_bytes,
+        header: t.header_bytes,
+        initial_window_segments: t.initial_window_segments.max(1),
+        abc_limit_segments: t.abc_limit_segments.max(1),
+        initial_ssthresh: t.initial_ssthresh_bytes,
+        min_rto: Duration(t.min_rto_ps),
+        initial_rto: Duration(t.initial_rto_ps),
+        max_rto: Duration(t.max_rto_ps),
+        granularity: Duration(t.granularity_ps),
+        delayed_ack: t.delayed_ack,
+        delayed_ack_timeout: Duration(t.delayed_ack_ps),
+        window_scaling: t.window_scaling,
+        send_buffer: t.send_buffer_bytes,
+        receive_buffer: t.receive_buffer_bytes,
+        handshake: t.handshake,
+        priority: t.priority.min(1),
+        clp: t.clp.min(1),
+    };
+    let client_node = index_of(node_ix, "node", &t.src_node, &at)?;
+    let server_node = index_of(node_ix, "node", &t.dst_node, &at)?;
+    let start = Time(t.start_ps);
+    let shift = cfg.window_shift();
+    let client = TcpSocket::new(
+        cfg.clone(),
+        Endpoint {
+            node: client_node,
+            peer_node: server_node,
+            peer_agent: client_agent + 1,
+            flow,
+        },
+        true,
+        start,
+        shift,
+    );
+    let server = TcpSocket::new(
+        cfg,
+        Endpoint {
+            node: server_node,
+            peer_node: client_node,
+            peer_agent: client_agent,
+            flow: flow + 1,
+        },
+        false,
+        start,
+        shift,
+    );
+    let kind = match t.app {
+        AppDesc::Bulk { bytes } => AppKind::Bulk { bytes },
+        AppDesc::RequestResponse {
+            request_bytes,
+            response_bytes,
+            count,
+        } => {
+            if request_bytes == 0 || response_bytes == 0 {
+                return Err(BuildError(format!(
+                    "{at}: request and response must be at least 1 byte"
+                )));
+            }
+            AppKind::RequestResponse {
+                request: request_bytes,
+                response: response_bytes,
+                count,
+            }
+        }
+    };
+    Ok(Connection {
+        sockets: [client, server],
+        app: TcpApp::new(kind),
+        start,
+        slots,
+        flow,
+    })
+}
+
+fn stop_condition(
+    s: &super::description::StopWhen,
+    sink_ix: &HashMap<&str, u32>,
+    tcp_ix: &HashMap<&str, u32>,
+) -> Result<StopCondition, BuildError> {
+    let at = "run.stop_when";
+    match (&s.sink, s.received_packets, &s.tcp) {
+        (Some(k), Some(n), None) => Ok(StopCondition::SinkReceived(
+            index_of(sink_ix, "sink", k, at)?,
+            n,
+        )),
+        (None, None, Some(t)) => Ok(StopCondition::TcpCompleted(index_of(
+            tcp_ix,
+            "tcp connection",
+            t,
+            at,
+        )?)),
+        _ => Err(BuildError(format!(
+            "{at}: give a sink and received_packets, or a tcp connection"
+        ))),
     }
 }

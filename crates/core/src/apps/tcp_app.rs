@@ -1,0 +1,142 @@
+//! Applications over a TCP connection: bulk transfer (unlimited, or a file
+//! of given size, as in the ABR and effcap studies) and request/response
+//! exchanges (NetPIPE-style ping-pong: the client sends a request, the
+//! server answers once the whole request has arrived, the client sends the
+//! next request once the whole response has arrived).
+//!
+//! Writes are limited by the send buffer, so a request larger than the
+//! socket buffer is written piece by piece as acknowledgements free room.
+
+use crate::engine::stats::Summary;
+use crate::engine::Time;
+use crate::transport::tcp::TcpSocket;
+
+#[derive(Clone, Debug)]
+pub enum AppKind {
+    Bulk {
+        bytes: Option<u64>,
+    },
+    RequestResponse {
+        request: u64,
+        response: u64,
+        count: Option<u64>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpApp {
+    pub kind: AppKind,
+    /// Bytes each side still has to write: (client, server).
+    pending: (u64, u64),
+    /// Transactions (or 1 for a bulk file) completed.
+    pub completed: u64,
+    /// Requests the server has answered.
+    served: u64,
+    transaction_start: Time,
+    pub transaction_times: Summary,
+    /// When the whole finite workload was delivered.
+    pub completed_at: Option<Time>,
+    started: bool,
+}
+
+impl TcpApp {
+    pub fn new(kind: AppKind) -> TcpApp {
+        TcpApp {
+            kind,
+            pending: (0, 0),
+            completed: 0,
+            served: 0,
+            transaction_start: Time::ZERO,
+            transaction_times: Summary::default(),
+            completed_at: None,
+            started: false,
+        }
+    }
+
+    pub fn is_finite(&self) -> bool {
+        match self.kind {
+            AppKind::Bulk { bytes } => bytes.is_some(),
+            AppKind::RequestResponse { count, .. } => count.is_some(),
+        }
+    }
+
+    /// Reacts to what the sockets delivered and writes what is due.
+    pub fn service(&mut self, now: Time, client: &mut TcpSocket, server: &mut TcpSocket) {
+        match self.kind {
+            AppKind::Bulk { bytes } => self.bulk(now, bytes, client, server),
+            AppKind::RequestResponse {
+                request,
+                response,
+                count,
+            } => self.ping_pong(now, request, response, count, client, server),
+        }
+        write_some(client, &mut self.pending.0);
+        write_some(server, &mut self.pending.1);
+    }
+
+    fn bulk(
+        &mut self,
+        now: Time,
+        bytes: Option<u64>,
+        client: &mut TcpSocket,
+        server: &mut TcpSocket,
+    ) {
+        match bytes {
+            None => self.pending.0 = u64::MAX,
+            Some(total) => {
+                if !self.started {
+                    self.started = true;
+                    self.pending.0 = total;
+                }
+                if self.completed_at.is_none() && server.delivered >= total {
+                    self.completed = 1;
+                    self.completed_at = Some(now);
+                }
+            }
+        }
+        let _ = client;
+    }
+
+    fn ping_pong(
+        &mut self,
+        now: Time,
+        request: u64,
+        response: u64,
+        count: Option<u64>,
+        client: &mut TcpSocket,
+        server: &mut TcpSocket,
+    ) {
+        if !self.started {
+            self.started = true;
+            self.transaction_start = now;
+            self.pending.0 += request;
+        }
+        // The server answers each request once all of it has arrived.
+        while server.delivered >= (self.served + 1) * request {
+            self.served += 1;
+            self.pending.1 += response;
+        }
+        // The client counts a transaction when its whole response is in.
+        while client.delivered >= (self.completed + 1) * response {
+            self.completed += 1;
+            self.transaction_times
+                .add(now.since(self.transaction_start).as_secs_f64());
+            if count.is_some_and(|c| self.completed >= c) {
+                self.completed_at.get_or_insert(now);
+                break;
+            }
+            self.transaction_start = now;
+            self.pending.0 += request;
+        }
+    }
+}
+
+fn write_some(s: &mut TcpSocket, pending: &mut u64) {
+    let n = (*pending).min(s.send_space());
+    if n > 0 {
+        s.write(n);
+        if *pending != u64::MAX {
+            *pending -= n;
+        }
+    }
+}

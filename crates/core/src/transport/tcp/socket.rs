@@ -1,0 +1,693 @@
+//! One TCP endpoint: both halves of a full-duplex connection.
+//!
+//! Sending: slow start and congestion avoidance (RFC 5681 §3.1), fast
+//! retransmit / fast recovery (RFC 5681 §3.2, Reno), NewReno partial ACKs
+//! (RFC 6582 §3.2), SACK loss recovery with the pipe algorithm (RFC 6675
+//! §5), the retransmission timer with Karn's rule and back-off (RFC 6298),
+//! restart after idle (RFC 5681 §4.1), and window scaling (RFC 7323 §2).
+//! Receiving: in-order delivery, out-of-order hold with SACK blocks
+//! (RFC 2018), delayed ACKs every second segment or on a timer (RFC 1122
+//! §4.2.3.2, RFC 5681 §4.2), immediate ACKs for out-of-order data and for
+//! data filling a hole.
+//!
+//! Modelling choices (documented in docs/scenario.md):
+//! - stream offsets start at 0 in both directions; SYN and SYN-ACK carry no
+//!   sequence space;
+//! - the receiving application reads at once, so the advertised window is
+//!   the receive buffer less the bytes held out of order;
+//! - a duplicate ACK is an ACK that does not advance snd_una, carries no
+//!   data and arrives with data outstanding (the "window unchanged" test of
+//!   RFC 5681 is not applied, as in ns-2 and ns-3, because the window shrinks
+//!   while holes are held);
+//! - no Nagle algorithm (NetPIPE sets TCP_NODELAY), no FIN: a connection
+//!   lives for the whole run.
+//!
+//! The socket is a state machine driven by `on_segment`, `poll` and
+//! `output`; it never touches a scheduler.
+
+use super::reassembly::Reassembly;
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::seq::{unwrap, wire};
+use super::{TcpConfig, Variant};
+use crate::engine::{Duration, Time, Timer};
+use crate::net::pdu::{Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+
+/// Where a socket sits and where its segments go.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    pub node: u32,
+    pub peer_node: u32,
+    /// The agent index of the peer socket at its node.
+    pub peer_agent: u32,
+    /// Flow id stamped on outgoing segments (per-direction drop accounting).
+    pub flow: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum State {
+    /// The active side before its start time.
+    Closed,
+    Listen,
+    SynSent,
+    SynRcvd,
+    Established,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    pub segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    pub retransmissions: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    pub dup_acks: u64,
+    pub acks_sent: u64,
+    pub cwnd_max: u64,
+}
+
+pub struct TcpSocket {
+    cfg: TcpConfig,
+    pub endpoint: Endpoint,
+    pub state: State,
+    start: Time,
+    my_shift: u8,
+    peer_shift: u8,
+
+    // Sending half (byte offsets of the outgoing stream).
+    /// Bytes the application has written so far.
+    written: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    peer_rwnd: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// NewReno `recover` / RFC 6675 RecoveryPoint.
+    recover: u64,
+    consecutive_timeouts: u32,
+    rtt: RttEstimator,
+    /// Segment being timed for an RTT sample: (end offset, send time).
+    timing: Option<(u64, Time)>,
+    rto_timer: Timer,
+    scoreboard: Scoreboard,
+    last_send: Time,
+    syn_retransmitted: bool,
+
+    // Receiving half.
+    rx: Reassembly,
+    /// Bytes delivered in order to the application.
+    pub delivered: u64,
+    unacked_segments: u32,
+    ack_now: bool,
+    delack_timer: Timer,
+
+    pub stats: TcpStats,
+}
+
+impl TcpSocket {
+    /// The active side (connects at `start`) when `active`, else the
+    /// listening side. `peer_shift` is the peer's window-scale shift, used
+    /// when there is no handshake to carry it.
+    pub fn new(
+        cfg: TcpConfig,
+        endpoint: Endpoint,
+        active: bool,
+        start: Time,
+        peer_shift: u8,
+    ) -> TcpSocket {
+        let mss = cfg.mss as u64;
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
+        let state = match (active, cfg.handshake) {
+            (true, _) => State::Closed,
+            (false, true) => State::Listen,
+            (false, false) => State::Established,
+        };
+        TcpSocket {
+            my_shift: cfg.window_shift(),
+            peer_shift: if cfg.handshake { 0 } else { peer_shift },
+            written: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: cfg.initial_window_segments as u64 * mss,
+            ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
+            peer_rwnd: if cfg.handshake {
+                mss
+            } else {
+                cfg.receive_buffer
+            },
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            consecutive_timeouts: 0,
+            rtt,
+            timing: None,
+            rto_timer: Timer::new(),
+            scoreboard: Scoreboard::default(),
+            last_send: start,
+            syn_retransmitted: false,
+            rx: Reassembly::default(),
+            delivered: 0,
+            unacked_segments: 0,
+            ack_now: false,
+            delack_timer: Timer::new(),
+            stats: TcpStats::default(),
+            cfg,
+            endpoint,
+            state,
+            start,
+        }
+    }
+
+    // ----- what the application and the observers see -----
+
+    /// Room in the send buffer for the application to write into.
+    pub fn send_space(&self) -> u64 {
+        self.cfg
+            .send_buffer
+            .saturating_sub(self.written - self.snd_una)
+    }
+
+    /// The application writes `n` bytes (at most `send_space()`).
+    pub fn write(&mut self, n: u64) {
+        debug_assert!(n <= self.send_space());
+        self.written += n;
+    }
+
+    /// Everything written has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una == self.written
+    }
+
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    pub fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rtt.srtt()
+    }
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+    /// The window this socket advertises, in bytes.
+    pub fn advertised_window(&self) -> u64 {
+        self.cfg.receive_buffer.saturating_sub(self.rx.held_bytes())
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    // ----- the driver's interface -----
+
+    /// When the socket next needs `poll`.
+    pub fn poll_at(&self) -> Time {
+        if self.state == State::Closed {
+            return self.start;
+        }
+        self.rto_timer.deadline().min(self.delack_timer.deadline())
+    }
+
+    /// Timers and the opening of an active socket.
+    pub fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        if self.state == State::Closed && now >= self.start {
+            self.open(now, out);
+        }
+        if self.delack_timer.fire(now) {
+            self.ack_now = true;
+        }
+        if self.rto_timer.fire(now) {
+            self.on_rto(now, out);
+        }
+    }
+
+    /// Sends what the windows allow, and any ACK that is due.
+    pub fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        if self.state == State::Established {
+            if self.in_recovery && self.cfg.variant == Variant::Sack {
+                self.sack_recovery_send(now, out);
+            } else {
+                self.send_new_data(now, out);
+            }
+        }
+        if self.ack_now {
+            self.send_ack(now, out);
+        }
+    }
+
+    /// An arriving segment addressed to this socket.
+    pub fn on_segment(&mut self, now: Time, pdu: &Pdu, out: &mut Vec<Pdu>) {
+        let Header::Tcp(h) = pdu.header else {
+            return;
+        };
+        let len = (pdu.bytes - self.cfg.header.min(pdu.bytes)) as u64;
+        if h.flags & TCP_SYN != 0 {
+            self.on_syn(now, &h, out);
+            return;
+        }
+        match self.state {
+            State::Established => {}
+            State::SynRcvd => self.established_by_ack(now),
+            _ => return,
+        }
+        if len > 0 {
+            self.on_data(now, unwrap(self.rx.rcv_nxt, h.seq), len);
+        }
+        if h.flags & TCP_ACK != 0 {
+            self.on_ack(now, &h, len, out);
+        }
+    }
+
+    // ----- connection set-up -----
+
+    fn open(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        if !self.cfg.handshake {
+            self.state = State::Established;
+            return;
+        }
+        self.state = State::SynSent;
+        self.timing = Some((0, now));
+        out.push(self.control(now, TCP_SYN));
+        self.rto_timer.arm(now, self.rtt.rto());
+    }
+
+    fn on_syn(&mut self, now: Time, h: &TcpHeader, out: &mut Vec<Pdu>) {
+        let is_syn_ack = h.flags & TCP_ACK != 0;
+        match (self.state, is_syn_ack) {
+            (State::Listen | State::SynRcvd, false) => {
+                self.learn_peer(h);
+                if self.state == State::Listen {
+                    self.timing = Some((0, now));
+                }
+                self.state = State::SynRcvd;
+                out.push(self.control(now, TCP_SYN | TCP_ACK));
+                self.rto_timer.arm(now, self.rtt.rto());
+            }
+            (State::SynSent, true) => {
+                self.learn_peer(h);
+                self.handshake_rtt(now);
+                self.state = State::Established;
+                self.rto_timer.cancel();
+                self.ack_now = true;
+            }
+            // A retransmitted SYN-ACK: our ACK was lost; repeat it.
+            (State::Established, true) => self.ack_now = true,
+            _ => {}
+        }
+    }
+
+    fn learn_peer(&mut self, h: &TcpHeader) {
+        self.peer_shift = if self.cfg.window_scaling { h.wscale } else { 0 };
+        // RFC 7323 §2.2: the window of a SYN is never scaled.
+        self.peer_rwnd = h.window as u64;
+    }
+
+    fn handshake_rtt(&mut self, now: Time) {
+        if let Some((_, t)) = self.timing.take() {
+            if !self.syn_retransmitted {
+                self.rtt.sample(now.since(t));
+            }
+        }
+        if self.syn_retransmitted {
+            // RFC 6298 §5.7.
+            self.rtt.raise_to(Duration::from_millis(3000));
+        }
+    }
+
+    fn established_by_ack(&mut self, now: Time) {
+        self.handshake_rtt(now);
+        self.state = State::Established;
+        self.rto_timer.cancel();
+    }
+
+    // ----- receiving data -----
+
+    fn on_data(&mut self, now: Time, seq: u64, len: u64) {
+        let a = self.rx.receive(seq, len);
+        self.delivered += a.delivered;
+        if a.out_of_order || a.filled_hole || a.duplicate {
+            self.ack_now = true;
+            return;
+        }
+        self.unacked_segments += 1;
+        if !self.cfg.delayed_ack || self.unacked_segments >= 2 {
+            self.ack_now = true;
+        } else if !self.delack_timer.is_armed() {
+            self.delack_timer.arm(now, self.cfg.delayed_ack_timeout);
+        }
+    }
+
+    // ----- acknowledgements -----
+
+    fn on_ack(&mut self, now: Time, h: &TcpHeader, len: u64, out: &mut Vec<Pdu>) {
+        let ack = unwrap(self.snd_una, h.ack);
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore
+        }
+        let window = (h.window as u64) << self.peer_shift;
+        self.peer_rwnd = window;
+        if self.cfg.variant == Variant::Sack {
+            for &(s, e) in &h.sack[..h.sack_blocks as usize] {
+                let s = unwrap(self.snd_una, s);
+                let e = unwrap(self.snd_una, e);
+                self.scoreboard.add(self.snd_una, s, e.min(self.snd_max));
+            }
+        }
+        if ack > self.snd_una {
+            self.on_new_ack(now, ack, out);
+        } else if len == 0 && self.snd_max > self.snd_una {
+            self.on_dup_ack(now, out);
+        }
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Pdu>) {
+        let acked = ack - self.snd_una;
+        if let Some((end, t)) = self.timing {
+            if ack >= end {
+                self.rtt.sample(now.since(t));
+                self.timing = None;
+            }
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.scoreboard.advance(ack);
+        self.dupacks = 0;
+        self.consecutive_timeouts = 0;
+        if self.in_recovery {
+            self.recovery_ack(now, ack, acked, out);
+        } else {
+            self.grow_cwnd(acked);
+        }
+        if self.snd_una == self.snd_max {
+            self.rto_timer.cancel();
+        } else {
+            self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.3
+        }
+        self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
+    }
+
+    /// RFC 5681 §3.1 with RFC 3465 byte counting: slow start below
+    /// ssthresh, else about one segment per window (cwnd += SMSS²/cwnd per
+    /// ACK, at least one byte).
+    fn grow_cwnd(&mut self, acked: u64) {
+        let mss = self.cfg.mss as u64;
+        if self.cwnd < self.ssthresh {
+            self.cwnd += acked.min(self.cfg.abc_limit_segments as u64 * mss);
+        } else {
+            self.cwnd += (mss * mss / self.cwnd).max(1);
+        }
+    }
+
+    fn recovery_ack(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Pdu>) {
+        let mss = self.cfg.mss as u64;
+        let full = ack >= self.recover;
+        match self.cfg.variant {
+            Variant::Reno | Variant::Tahoe => {
+                self.cwnd = self.ssthresh;
+                self.in_recovery = false;
+            }
+            Variant::NewReno if full => {
+                // RFC 6582 §3.2 step 3, option 1.
+                let flight = self.snd_max - self.snd_una;
+                self.cwnd = self.ssthresh.min(flight.max(mss) + mss);
+                self.in_recovery = false;
+            }
+            Variant::NewReno => {
+                // Partial ACK: retransmit the next hole, deflate cwnd.
+                let len = mss.min(self.snd_max - self.snd_una);
+                self.retransmit(now, self.snd_una, len, out);
+                self.cwnd = self.cwnd.saturating_sub(acked) + if acked >= mss { mss } else { 0 };
+                self.cwnd = self.cwnd.max(mss);
+            }
+            Variant::Sack if full => {
+                self.cwnd = self.ssthresh;
+                self.in_recovery = false;
+                self.scoreboard.high_rxt = 0;
+            }
+            Variant::Sack => {}
+        }
+    }
+
+    fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        self.dupacks += 1;
+        self.stats.dup_acks += 1;
+        let mss = self.cfg.mss as u64;
+        match self.cfg.variant {
+            Variant::Tahoe => {}
+            Variant::Reno | Variant::NewReno => {
+                if self.in_recovery {
+                    self.cwnd += mss; // window inflation
+                } else if self.dupacks == 3 && self.may_enter_recovery() {
+                    self.enter_recovery();
+                    self.cwnd = self.ssthresh + 3 * mss;
+                    let len = mss.min(self.snd_max - self.snd_una);
+                    self.retransmit(now, self.snd_una, len, out);
+                    self.stats.fast_retransmits += 1;
+                }
+            }
+            Variant::Sack => {
+                let lost = self
+                    .scoreboard
+                    .first_is_lost(self.snd_una, self.snd_max, mss);
+                if !self.in_recovery && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
+                    self.enter_recovery();
+                    self.cwnd = self.ssthresh;
+                    self.scoreboard.high_rxt = self.snd_una;
+                    let len = mss.min(self.snd_max - self.snd_una);
+                    self.retransmit(now, self.snd_una, len, out);
+                    self.scoreboard.high_rxt = self.snd_una + len;
+                    self.stats.fast_retransmits += 1;
+                }
+            }
+        }
+    }
+
+    /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
+    /// the window already being recovered.
+    fn may_enter_recovery(&self) -> bool {
+        self.snd_una >= self.recover || self.recover == 0
+    }
+
+    fn enter_recovery(&mut self) {
+        let mss = self.cfg.mss as u64;
+        let flight = self.snd_max - self.snd_una;
+        self.ssthresh = (flight / 2).max(2 * mss);
+        self.recover = self.snd_max;
+        self.in_recovery = true;
+        self.timing = None; // Karn: the timed segment may be retransmitted
+    }
+
+    // ----- retransmission timer -----
+
+    fn on_rto(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        match self.state {
+            State::SynSent | State::SynRcvd => {
+                self.syn_retransmitted = true;
+                self.timing = None;
+                self.rtt.back_off();
+                let flags = if self.state == State::SynSent {
+                    TCP_SYN
+                } else {
+                    TCP_SYN | TCP_ACK
+                };
+                out.push(self.control(now, flags));
+                self.stats.retransmissions += 1;
+                self.rto_timer.arm(now, self.rtt.rto());
+                return;
+            }
+            State::Established => {}
+            _ => return,
+        }
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        let mss = self.cfg.mss as u64;
+        self.stats.timeouts += 1;
+        if self.consecutive_timeouts == 0 {
+            // RFC 5681 §3.1 eq. (4); held constant on repeated timeouts.
+            self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
+        }
+        self.consecutive_timeouts += 1;
+        self.cwnd = mss;
+        self.snd_nxt = self.snd_una; // go back N
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max;
+        self.scoreboard.clear(); // RFC 2018 §8: receivers may renege
+        self.timing = None;
+        self.rtt.back_off();
+        self.send_new_data(now, out);
+        self.rto_timer.arm(now, self.rtt.rto());
+    }
+
+    // ----- sending -----
+
+    /// Sends from snd_nxt while the congestion and receive windows allow.
+    fn send_new_data(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        let mss = self.cfg.mss as u64;
+        if self.snd_una == self.snd_max
+            && self.written > self.snd_max
+            && now.since(self.last_send) >= self.rtt.rto()
+            && self.snd_max > 0
+        {
+            // RFC 5681 §4.1: restart after an idle period longer than the RTO.
+            let iw = self.cfg.initial_window_segments as u64 * mss;
+            self.cwnd = self.cwnd.min(iw);
+        }
+        loop {
+            let avail = self.written - self.snd_nxt;
+            if avail == 0 {
+                break;
+            }
+            let window = self.cwnd.min(self.peer_rwnd);
+            let usable = (self.snd_una + window).saturating_sub(self.snd_nxt);
+            let mut len = mss.min(avail);
+            if len > usable {
+                // Sender-side silly window avoidance (RFC 1122 §4.2.3.4):
+                // a partial segment only when nothing is outstanding.
+                if self.snd_nxt == self.snd_una && usable > 0 {
+                    len = usable;
+                } else {
+                    break;
+                }
+            }
+            let seq = self.snd_nxt;
+            self.send_segment(now, seq, len, out);
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ SMSS, send NextSeg().
+    fn sack_recovery_send(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        let mss = self.cfg.mss as u64;
+        loop {
+            let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
+            if self.cwnd < pipe + mss {
+                break;
+            }
+            if let Some((s, l)) = self.scoreboard.next_lost(self.snd_una, self.snd_max, mss) {
+                let len = l.min(mss);
+                self.retransmit(now, s, len, out);
+                self.scoreboard.high_rxt = s + len;
+                continue;
+            }
+            let avail = self.written - self.snd_max;
+            let rwnd_room = (self.snd_una + self.peer_rwnd).saturating_sub(self.snd_max);
+            let len = mss.min(avail);
+            if len > 0 && len <= rwnd_room {
+                let seq = self.snd_max;
+                self.send_segment(now, seq, len, out);
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            if let Some((s, l)) = self
+                .scoreboard
+                .next_unsacked(self.snd_una, self.snd_max, mss)
+            {
+                let len = l.min(mss);
+                self.retransmit(now, s, len, out);
+                self.scoreboard.high_rxt = s + len;
+                continue;
+            }
+            break;
+        }
+    }
+
+    /// Resends [seq, seq+len) without moving snd_nxt.
+    fn retransmit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Pdu>) {
+        if len > 0 {
+            self.send_segment(now, seq, len, out);
+        }
+    }
+
+    fn send_segment(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Pdu>) {
+        out.push(self.data_segment(now, seq, len));
+        self.account_send(now, seq, len);
+    }
+
+    fn account_send(&mut self, now: Time, seq: u64, len: u64) {
+        let retransmission = seq < self.snd_max;
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        if retransmission {
+            self.stats.retransmissions += 1;
+            if let Some((end, _)) = self.timing {
+                if seq < end {
+                    self.timing = None; // Karn's rule
+                }
+            }
+        } else if self.timing.is_none() {
+            self.timing = Some((seq + len, now));
+        }
+        if !self.rto_timer.is_armed() {
+            self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.1
+        }
+        self.last_send = now;
+        // Every data segment carries the current ACK.
+        self.ack_sent();
+    }
+
+    fn send_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        out.push(self.segment(now, self.snd_nxt, 0, TCP_ACK));
+        self.stats.acks_sent += 1;
+        self.ack_sent();
+    }
+
+    fn ack_sent(&mut self) {
+        self.ack_now = false;
+        self.unacked_segments = 0;
+        self.delack_timer.cancel();
+    }
+
+    fn data_segment(&self, now: Time, seq: u64, len: u64) -> Pdu {
+        self.segment(now, seq, len, TCP_ACK)
+    }
+
+    fn control(&self, now: Time, flags: u8) -> Pdu {
+        self.segment(now, 0, 0, flags)
+    }
+
+    fn segment(&self, now: Time, seq: u64, len: u64, flags: u8) -> Pdu {
+        let syn = flags & TCP_SYN != 0;
+        let adv = self.advertised_window();
+        let window = if syn { adv } else { adv >> self.my_shift }.min(65_535) as u16;
+        let mut h = TcpHeader {
+            seq: wire(seq),
+            ack: wire(self.rx.rcv_nxt),
+            window,
+            flags,
+            wscale: if syn { self.my_shift } else { 0 },
+            sack_blocks: 0,
+            sack: [(0, 0); 3],
+        };
+        if self.cfg.variant == Variant::Sack && !syn {
+            for (i, (s, e)) in self.rx.sack_blocks(3).into_iter().enumerate() {
+                h.sack[i] = (wire(s), wire(e));
+                h.sack_blocks += 1;
+            }
+        }
+        Pdu {
+            bytes: self.cfg.header + len as u32,
+            flow: self.endpoint.flow,
+            seq: seq / self.cfg.mss.max(1) as u64,
+            src_node: self.endpoint.node,
+            dst_node: self.endpoint.peer_node,
+            dst_agent: self.endpoint.peer_agent,
+            created: now,
+            enqueued: now,
+            priority: self.cfg.priority,
+            clp: self.cfg.clp,
+            header: Header::Tcp(h),
+        }
+    }
+}
