@@ -185,6 +185,9 @@ def print_run_summary(result: Any) -> None:
     flows = _group(summary, "flows")
     if flows:
         console.print(_flow_table(flows))
+    connections = _group(summary, "tcp")
+    if connections:
+        console.print(_tcp_table(connections))
     links = _group(summary, "links")
     if links:
         console.print(_link_table(links))
@@ -244,6 +247,33 @@ def _flow_table(flows: dict[str, dict[str, Any]]) -> Any:
             _seconds(f.get("delay_mean_s")),
             _seconds(f.get("delay_p99_s")),
             _seconds(f.get("jitter_mean_s")),
+        )
+    return table
+
+
+def _tcp_table(connections: dict[str, dict[str, Any]]) -> Any:
+    table = _compact_table("tcp")
+    for name in (
+        "connection",
+        "goodput",
+        "delivered",
+        "rtx",
+        "fast rtx",
+        "timeouts",
+        "srtt",
+        "done",
+    ):
+        table.add_column(name, justify="left" if name == "connection" else "right")
+    for name, t in connections.items():
+        table.add_row(
+            name,
+            _rate(t.get("goodput_bps")),
+            _count(t.get("delivered_bytes"), " B"),
+            _count(t.get("retransmissions")),
+            _count(t.get("fast_retransmits")),
+            _count(t.get("timeouts")),
+            _seconds(t.get("srtt_s")),
+            _seconds(t.get("completion_time_s")),
         )
     return table
 
@@ -342,7 +372,13 @@ def validate(files: tuple[Path, ...], assignments: tuple[str, ...]) -> int:
             continue
         counts = ", ".join(
             _plural(len(description.get(key, [])), noun)
-            for key, noun in (("nodes", "node"), ("links", "link"), ("sources", "source"))
+            for key, noun in (
+                ("nodes", "node"),
+                ("links", "link"),
+                ("sources", "source"),
+                ("tcp", "TCP connection"),
+            )
+            if key != "tcp" or description.get(key)
         )
         click.echo(f"{file}: ok ({counts})")
     return status

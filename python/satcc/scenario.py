@@ -5,8 +5,9 @@ can be edited and written back; validate() turns it into the normalised
 description, plain JSON-able data in SI base units that the Rust core takes and
 run keys hash. Validation has three stages: pydantic models check structure,
 types and units; cross-reference checks find dangling names and inconsistent
-values; routing resolves every source's path. The first refusal is raised as a
-ScenarioError naming the file, the key path and the reason.
+values; routing resolves every source's path and both directions of every TCP
+connection. The first refusal is raised as a ScenarioError naming the file, the
+key path and the reason.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from satcc.units import (
+    UnitError,
     describe_value,
     format_limit,
     format_time,
@@ -180,6 +182,31 @@ def _choice(*options: str) -> Callable:
     return validate
 
 
+def _initial_window(value: object, info: ValidationInfo) -> int | str:
+    if value == "rfc5681" or (
+        isinstance(value, int) and not isinstance(value, bool) and 0 < value < _INT_LIMIT
+    ):
+        return value
+    close = difflib.get_close_matches(value, ["rfc5681"], n=1) if isinstance(value, str) else []
+    hint = ' (did you mean "rfc5681"?)' if close else ""
+    raise ValueError(
+        f'{_field(info)} must be a positive number of segments or "rfc5681", '
+        f"got {describe_value(value)}{hint}"
+    )
+
+
+def _size_or_unlimited(value: object, info: ValidationInfo) -> int | str:
+    if value == "unlimited":
+        return value
+    try:
+        size = parse_size(value)
+    except UnitError as exc:
+        raise ValueError(f'{_field(info)} is a size or "unlimited": {exc}') from None
+    _check_sign(size, value, info, positive=True)
+    _check_range(size)
+    return size
+
+
 def _run_name(value: object) -> str:
     name = _string(value)
     if not _RUN_NAME.fullmatch(name):
@@ -226,6 +253,7 @@ NonNegativeRate = _typed(float, _quantity(parse_rate, positive=False))
 PositiveTime = _typed(int, _quantity(parse_time, positive=True))
 NonNegativeTime = _typed(int, _quantity(parse_time, positive=False))
 PositiveSize = _typed(int, _quantity(parse_size, positive=True))
+NonNegativeSize = _typed(int, _quantity(parse_size, positive=False))
 PositiveLimit = _typed(tuple[str, int], _quantity(parse_limit, positive=True))
 NonNegativeLimit = _typed(tuple[str, int], _quantity(parse_limit, positive=False))
 
@@ -265,16 +293,21 @@ class _Table(BaseModel):
         return [info.alias or name for name, info in cls.model_fields.items()]
 
     @classmethod
-    def variant(cls, data: dict) -> str | None:
+    def table_variant(cls, data: dict) -> str | None:
         kind = data.get("type", cls.DEFAULT_VARIANT)
         return kind if isinstance(kind, str) and kind in cls.VARIANTS else None
 
     @model_validator(mode="before")
     @classmethod
     def check_keys(cls, data: object) -> object:
+        return cls.check_table(data)
+
+    @classmethod
+    def check_table(cls, data: object) -> object:
+        """Refuse unknown keys and missing variant keys; subclasses may add rules."""
         if not isinstance(data, dict):
             raise _refusal(f"expected a table, got {describe_value(data)}")
-        variant = cls.variant(data)
+        variant = cls.table_variant(data)
         allowed = cls.VARIANTS[variant][0] if variant else tuple(cls.table_keys())
         for key in data:
             if key not in allowed:
@@ -295,8 +328,45 @@ class _Table(BaseModel):
 
 
 class StopWhen(_Table):
-    sink: Str
-    received_packets: PositiveInt
+    """Either { sink, received_packets } or { tcp, completed }."""
+
+    FORMS: ClassVar[dict[str, tuple[str, str]]] = {
+        "sink": ("sink", "received_packets"),
+        "tcp": ("tcp", "completed"),
+    }
+
+    sink: _optional(Str) = None
+    received_packets: _optional(PositiveInt) = None
+    tcp: _optional(Str) = None
+    completed: _optional(Bool) = None
+
+    @classmethod
+    def check_table(cls, data: object) -> object:
+        data = super().check_table(data)
+        if "sink" in data and "tcp" in data:
+            raise _refusal(
+                "a condition names either a sink (with received_packets) or a tcp "
+                "connection (with completed), not both",
+                "tcp",
+            )
+        # The naming key decides the form; a lone "completed" still means tcp.
+        if "tcp" in data or ("sink" not in data and "completed" in data):
+            form = "tcp"
+        else:
+            form = "sink"
+        allowed = cls.FORMS[form]
+        for key in data:
+            if key not in allowed:
+                other = next(name for name, keys in cls.FORMS.items() if key in keys)
+                raise _refusal(
+                    f'"{key}" belongs to a {other} condition; a {form} condition takes '
+                    f"{' and '.join(allowed)}",
+                    key,
+                )
+        for key in allowed:
+            if key not in data:
+                raise _refusal("missing required key", key)
+        return data
 
 
 class Run(_Table):
@@ -400,10 +470,72 @@ class Sink(_Table):
     node: Str
 
 
+class App(_Table):
+    """The application on a TCP connection: bulk transfer or request/response."""
+
+    VARIANTS = {
+        "bulk": (("type", "size"), ()),
+        "request_response": (("type", "request", "response", "count"), ("request", "response")),
+    }
+
+    type: _typed(str, _choice(*VARIANTS))
+    size: _optional(PositiveSize) = None
+    request: _optional(PositiveSize) = None
+    response: _optional(PositiveSize) = None
+    count: _optional(PositiveInt) = None
+
+    @property
+    def unlimited(self) -> bool:
+        return (self.size if self.type == "bulk" else self.count) is None
+
+
+TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+# The simulator keeps PDU sizes in 32 bits; the IPv4 limit is far below.
+MAX_DATAGRAM = 65_535
+MAX_SEGMENT_COUNT = 1 << 20
+
+
+class Tcp(_Table):
+    """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
+
+    from_: Str = Field(alias="from")
+    to: Str
+    variant: _typed(str, _choice(*TCP_VARIANTS)) = "newreno"
+    mss: PositiveSize = 1460
+    header: NonNegativeSize = 40
+    initial_window: _typed(int | str, _initial_window) = "rfc5681"
+    abc_limit: PositiveInt = 2
+    initial_ssthresh: _typed(int | str, _size_or_unlimited) = "unlimited"
+    min_rto: PositiveTime = parse_time("1 s")
+    initial_rto: PositiveTime = parse_time("1 s")
+    max_rto: PositiveTime = parse_time("60 s")
+    clock_granularity: PositiveTime = parse_time("1 ms")
+    delayed_ack: Bool = True
+    delayed_ack_timeout: PositiveTime = parse_time("200 ms")
+    window_scaling: Bool = True
+    send_buffer: PositiveSize = 64 * 1024
+    receive_buffer: PositiveSize = 64 * 1024
+    handshake: Bool = True
+    start: NonNegativeTime = 0
+    priority: ZeroOne = 0
+    clp: ZeroOne = 0
+    app: _typed(App, _table) = Field(default_factory=lambda: App(type="bulk"))
+
+    @property
+    def initial_window_segments(self) -> int:
+        """RFC 5681 section 3.1 (IW by SMSS) unless a count is given."""
+        if self.initial_window != "rfc5681":
+            return self.initial_window
+        if self.mss <= 1095:
+            return 4
+        return 3 if self.mss <= 2190 else 2
+
+
 class Probe(_Table):
     link: _optional(Str) = None
     sink: _optional(Str) = None
     source: _optional(Str) = None
+    tcp: _optional(Str) = None
     metric: Str
 
 
@@ -413,6 +545,7 @@ class _Document(_Table):
     links: dict[str, Link] = Field(default_factory=dict)
     sources: dict[str, Source] = Field(default_factory=dict)
     sinks: dict[str, Sink] = Field(default_factory=dict)
+    tcp: dict[str, Tcp] = Field(default_factory=dict)
     probes: dict[str, Probe] = Field(default_factory=dict)
 
 
@@ -420,7 +553,24 @@ PROBE_METRICS = {
     "link": ("queue_packets", "queue_bytes", "capacity_bps", "throughput_bps", "drops"),
     "sink": ("throughput_bps", "received_packets", "delay_mean_s"),
     "source": ("sent_packets", "rate_bps"),
+    "tcp": (
+        "cwnd_bytes",
+        "ssthresh_bytes",
+        "flight_bytes",
+        "srtt_s",
+        "rto_s",
+        "rwnd_bytes",
+        "goodput_bps",
+        "delivered_bytes",
+        "retransmissions",
+    ),
 }
+
+# RFC 7323 section 2.3: a window field is 16 bits and the shift at most 14.
+MAX_WINDOW_FIELD = 65535
+MAX_WINDOW_SHIFT = 14
+# RFC 5681 section 4.2: an ACK must not be delayed more than 500 ms.
+MAX_DELAYED_ACK = parse_time("500 ms")
 
 
 # ---------------------------------------------------------------------------
@@ -478,14 +628,26 @@ class _LinkSpec(NamedTuple):
     link: Link
 
 
-_PLURAL = {"node": "nodes", "link": "links", "sink": "sinks", "source": "sources"}
+# kind -> (the document's table, the noun in messages, its plural)
+_KINDS = {
+    "node": ("nodes", "node", "nodes"),
+    "link": ("links", "link", "links"),
+    "sink": ("sinks", "sink", "sinks"),
+    "source": ("sources", "source", "sources"),
+    "tcp": ("tcp", "tcp connection", "tcp connections"),
+}
 
 
 def _no_such(kind: str, name: str, names: Iterable[str]) -> str:
+    _, noun, plural = _KINDS[kind]
     known = sorted(names)
     listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
-    where = f"{_PLURAL[kind]}: {listed}" if known else f"there are no {_PLURAL[kind]}"
-    return f"no {kind} named {_quote(name)} ({where})"
+    where = f"{plural}: {listed}" if known else f"there are no {plural}"
+    return f"no {noun} named {_quote(name)} ({where})"
+
+
+def _bytes(size: int) -> str:
+    return f"{size} B"
 
 
 def _expand_links(doc: _Document) -> dict[str, _LinkSpec]:
@@ -511,8 +673,15 @@ class _Checks:
 
     def run(self) -> list[tuple[str, str]]:
         self.check_run()
-        for section in ("nodes", "links", "sources", "sinks", "probes"):
-            check = getattr(self, f"check_{section[:-1]}")
+        sections = (
+            ("nodes", self.check_node),
+            ("links", self.check_link),
+            ("sources", self.check_source),
+            ("sinks", self.check_sink),
+            ("tcp", self.check_tcp),
+            ("probes", self.check_probe),
+        )
+        for section, check in sections:
             for name, item in sorted(getattr(self.doc, section).items()):
                 if not _NAME.fullmatch(name):
                     self.refuse(
@@ -524,7 +693,7 @@ class _Checks:
         return self.found
 
     def require(self, path: tuple, kind: str, name: str) -> bool:
-        names = getattr(self.doc, _PLURAL[kind]) if kind != "link" else self.links
+        names = getattr(self.doc, _KINDS[kind][0]) if kind != "link" else self.links
         if name not in names:
             self.refuse(path, _no_such(kind, name, names))
             return False
@@ -532,8 +701,26 @@ class _Checks:
 
     def check_run(self) -> None:
         stop_when = self.doc.run.stop_when
-        if stop_when is not None:
-            self.require(("run", "stop_when", "sink"), "sink", stop_when.sink)
+        if stop_when is None:
+            return
+        path = ("run", "stop_when")
+        if stop_when.sink is not None:
+            self.require((*path, "sink"), "sink", stop_when.sink)
+            return
+        known = self.require((*path, "tcp"), "tcp", stop_when.tcp)
+        if not stop_when.completed:
+            self.refuse(
+                (*path, "completed"),
+                "completed = false is no condition: write completed = true, or leave stop_when out",
+            )
+        elif known and self.doc.tcp[stop_when.tcp].app.unlimited:
+            app = self.doc.tcp[stop_when.tcp].app
+            what = "sends unlimited data (no size)" if app.type == "bulk" else "has no count"
+            self.refuse(
+                (*path, "completed"),
+                f"tcp connection {_quote(stop_when.tcp)} never completes: "
+                f'its app (type = "{app.type}") {what}',
+            )
 
     def check_node(self, path: tuple, name: str, node: Node) -> None:
         for dest, link in sorted(node.routes.items()):
@@ -641,6 +828,12 @@ class _Checks:
 
     def check_source(self, path: tuple, name: str, source: Source) -> None:
         self.require((*path, "from"), "node", source.from_)
+        if source.packet_size > MAX_DATAGRAM:
+            self.refuse(
+                (*path, "packet_size"),
+                f"packet_size must fit an IP datagram ({_bytes(MAX_DATAGRAM)}), "
+                f"got {_bytes(source.packet_size)}",
+            )
         self.require((*path, "to"), "sink", source.to)
         if source.stop is not None and source.stop <= source.start:
             self.refuse(
@@ -652,10 +845,55 @@ class _Checks:
     def check_sink(self, path: tuple, name: str, sink: Sink) -> None:
         self.require((*path, "node"), "node", sink.node)
 
+    def check_tcp(self, path: tuple, name: str, tcp: Tcp) -> None:
+        ends_known = self.require((*path, "from"), "node", tcp.from_)
+        ends_known = self.require((*path, "to"), "node", tcp.to) and ends_known
+        if ends_known and tcp.from_ == tcp.to:
+            self.refuse(
+                (*path, "to"),
+                f"a connection joins two different nodes, got {_quote(tcp.to)} twice",
+            )
+        if tcp.mss + tcp.header > MAX_DATAGRAM:
+            self.refuse(
+                (*path, "mss"),
+                f"mss + header must fit an IP datagram ({_bytes(MAX_DATAGRAM)}), "
+                f"got {_bytes(tcp.mss)} + {_bytes(tcp.header)}",
+            )
+        if tcp.initial_window_segments > MAX_SEGMENT_COUNT or tcp.abc_limit > MAX_SEGMENT_COUNT:
+            key = "abc_limit" if tcp.abc_limit > MAX_SEGMENT_COUNT else "initial_window"
+            self.refuse((*path, key), f"{key} must be at most {MAX_SEGMENT_COUNT} segments")
+        for key in ("send_buffer", "receive_buffer"):
+            size = getattr(tcp, key)
+            if size < tcp.mss:
+                self.refuse(
+                    (*path, key),
+                    f"{key} ({_bytes(size)}) is smaller than one segment (mss = {_bytes(tcp.mss)})",
+                )
+        largest = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
+        if tcp.window_scaling and tcp.receive_buffer > largest:
+            self.refuse(
+                (*path, "receive_buffer"),
+                f"receive_buffer exceeds what window scaling can advertise "
+                f"({MAX_WINDOW_FIELD} << {MAX_WINDOW_SHIFT} bytes), "
+                f"got {_bytes(tcp.receive_buffer)}",
+            )
+        if tcp.max_rto < tcp.min_rto:
+            self.refuse(
+                (*path, "max_rto"),
+                f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
+                f'got "{format_time(tcp.max_rto)}"',
+            )
+        if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
+            self.refuse(
+                (*path, "delayed_ack_timeout"),
+                f'delayed_ack_timeout must not exceed "500 ms": RFC 5681 says an ACK must '
+                f'not be delayed more than 500 ms, got "{format_time(tcp.delayed_ack_timeout)}"',
+            )
+
     def check_probe(self, path: tuple, name: str, probe: Probe) -> None:
         targets = [kind for kind in PROBE_METRICS if getattr(probe, kind) is not None]
         if not targets:
-            self.refuse(path, "needs exactly one target key: link, sink or source")
+            self.refuse(path, "needs exactly one target key: link, sink, source or tcp")
             return
         if len(targets) > 1:
             self.refuse(
@@ -675,7 +913,8 @@ class _Checks:
 
 
 # ---------------------------------------------------------------------------
-# Routing: every source's path to its sink, as per-node next hops.
+# Routing: every source's path to its sink and both directions of every TCP
+# connection, as per-node next hops.
 
 
 class _RouteError(Exception):
@@ -726,7 +965,11 @@ class _Router:
                 return spec.name
         return None
 
-    def route(self, source_name: str, start: str, dest: str, sink: str) -> None:
+    def route(self, start: str, dest: str, blame: tuple, purpose: str) -> None:
+        """Follow start -> dest; with no explicit route to blame, blame the key `blame`.
+
+        `purpose` ends the no-path message, e.g. 'sink "rx"' or 'ACKs of tcp "t"'.
+        """
         hops: list[tuple[str, str, bool]] = []  # (node, link, explicit)
         visited: dict[str, int] = {}
         node = start
@@ -735,7 +978,7 @@ class _Router:
             explicit = self.explicit[node].get(dest)
             link = explicit or self.fewest_hops(node, dest)
             if link is None:
-                self.dead_end(hops, source_name, start, dest, sink, node)
+                self.dead_end(hops, start, dest, blame, purpose, node)
             hops.append((node, link, explicit is not None))
             node = self.links[link].dst
             if node in visited:
@@ -743,12 +986,11 @@ class _Router:
         for hop_node, link, _ in hops:
             self.used[hop_node][dest] = link
 
-    def dead_end(self, hops, source_name, start, dest, sink, node) -> None:
+    def dead_end(self, hops, start, dest, blame, purpose, node) -> None:
         taken = [hop for hop in hops if hop[2]]
         if not taken:
             raise _RouteError(
-                ("sources", source_name, "to"),
-                f"no path from node {_quote(start)} to node {_quote(dest)} (sink {_quote(sink)})",
+                blame, f"no path from node {_quote(start)} to node {_quote(dest)} ({purpose})"
             )
         culprit, link, _ = taken[-1]
         raise _RouteError(
@@ -770,7 +1012,14 @@ class _Router:
 def _routes(doc: _Document, links: dict[str, _LinkSpec]) -> dict[str, dict[str, str]]:
     router = _Router(doc, links)
     for name, source in sorted(doc.sources.items()):
-        router.route(name, source.from_, doc.sinks[source.to].node, source.to)
+        sink = source.to
+        router.route(
+            source.from_, doc.sinks[sink].node, ("sources", name, "to"), f"sink {_quote(sink)}"
+        )
+    # A connection needs both directions: data from -> to, ACKs (and responses) back.
+    for name, tcp in sorted(doc.tcp.items()):
+        router.route(tcp.from_, tcp.to, ("tcp", name, "to"), f"data of tcp {_quote(name)}")
+        router.route(tcp.to, tcp.from_, ("tcp", name, "from"), f"ACKs of tcp {_quote(name)}")
     return router.used
 
 
@@ -848,6 +1097,55 @@ def _source(name: str, source: Source) -> dict:
     }
 
 
+def _app(app: App) -> dict:
+    if app.type == "bulk":
+        return {"kind": "bulk", "bytes": app.size}
+    return {
+        "kind": "request_response",
+        "request_bytes": app.request,
+        "response_bytes": app.response,
+        "count": app.count,
+    }
+
+
+def _tcp(name: str, tcp: Tcp) -> dict:
+    return {
+        "name": name,
+        "src_node": tcp.from_,
+        "dst_node": tcp.to,
+        "variant": tcp.variant,
+        "mss_bytes": tcp.mss,
+        "header_bytes": tcp.header,
+        "initial_window_segments": tcp.initial_window_segments,
+        "abc_limit_segments": tcp.abc_limit,
+        "initial_ssthresh_bytes": None
+        if tcp.initial_ssthresh == "unlimited"
+        else tcp.initial_ssthresh,
+        "min_rto_ps": tcp.min_rto,
+        "initial_rto_ps": tcp.initial_rto,
+        "max_rto_ps": tcp.max_rto,
+        "granularity_ps": tcp.clock_granularity,
+        "delayed_ack": tcp.delayed_ack,
+        "delayed_ack_ps": tcp.delayed_ack_timeout,
+        "window_scaling": tcp.window_scaling,
+        "send_buffer_bytes": tcp.send_buffer,
+        "receive_buffer_bytes": tcp.receive_buffer,
+        "handshake": tcp.handshake,
+        "start_ps": tcp.start,
+        "priority": tcp.priority,
+        "clp": tcp.clp,
+        "app": _app(tcp.app),
+    }
+
+
+def _stop_when(stop_when: StopWhen | None) -> dict | None:
+    if stop_when is None:
+        return None
+    if stop_when.sink is not None:
+        return {"sink": stop_when.sink, "received_packets": stop_when.received_packets}
+    return {"tcp": stop_when.tcp, "completed": True}
+
+
 def _probe(name: str, probe: Probe) -> dict:
     target = next(kind for kind in PROBE_METRICS if getattr(probe, kind) is not None)
     return {"name": name, "target": target, "of": getattr(probe, target), "metric": probe.metric}
@@ -855,16 +1153,13 @@ def _probe(name: str, probe: Probe) -> dict:
 
 def _description(doc: _Document, name: str, seed: int, links, routes) -> dict:
     run = doc.run
-    stop_when = run.stop_when
     return {
         "name": name,
         "seed": seed,
         "duration_ps": run.duration,
         "sample_interval_ps": run.sample_interval,
         "max_events": run.max_events,
-        "stop_when": None
-        if stop_when is None
-        else {"sink": stop_when.sink, "received_packets": stop_when.received_packets},
+        "stop_when": _stop_when(run.stop_when),
         "nodes": [
             {
                 "name": node_name,
@@ -876,6 +1171,7 @@ def _description(doc: _Document, name: str, seed: int, links, routes) -> dict:
         "links": [_link(spec) for _, spec in sorted(links.items())],
         "sources": [_source(key, item) for key, item in sorted(doc.sources.items())],
         "sinks": [{"name": key, "node": item.node} for key, item in sorted(doc.sinks.items())],
+        "tcp": [_tcp(key, item) for key, item in sorted(doc.tcp.items())],
         "probes": [_probe(key, item) for key, item in sorted(doc.probes.items())],
     }
 
