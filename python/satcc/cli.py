@@ -400,11 +400,16 @@ Examples:
 )
 @click.option("--quick", is_flag=True, help="Shorter benchmark, for a smoke test.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bench(quick: bool, as_json: bool) -> int:
-    """Measure the simulator's event rate on the reference benchmarks."""
+@click.argument("names", nargs=-1, metavar="[B1|B1-deep|B2a|B2b|B2c|B2d]...")
+def bench(quick: bool, as_json: bool, names: tuple[str, ...]) -> int:
+    """Measure the simulator on the canonical benchmarks (all, or those named)."""
     from satcc import bench as bench_module
 
-    status = bench_module.main(quick=quick, as_json=as_json)
+    unknown = [n for n in names if n not in bench_module.SCENARIOS]
+    if unknown:
+        known = ", ".join(bench_module.SCENARIOS)
+        raise BadInput(f"unknown benchmark {unknown[0]!r} (benchmarks: {known})")
+    status = bench_module.main(quick=quick, as_json=as_json, only=names)
     return status if isinstance(status, int) else EXIT_OK
 
 

@@ -72,6 +72,27 @@ impl Scoreboard {
         self.sacked.iter().any(|&(a, b)| a <= seq && seq < b)
     }
 
+    /// The run of bytes starting at `seq` that the receiver does not hold:
+    /// (start, end) with start ≥ seq skipping a SACKed block at `seq`, and
+    /// end the start of the next SACKed block (or `limit`). Used to resend
+    /// after a timeout without resending what was SACKed (RFC 6675 §5.1).
+    pub fn unsacked_run(&self, seq: u64, limit: u64) -> (u64, u64) {
+        let mut start = seq;
+        for &(a, b) in &self.sacked {
+            if a <= start && start < b {
+                start = b;
+            }
+        }
+        let end = self
+            .sacked
+            .iter()
+            .map(|&(a, _)| a)
+            .find(|&a| a > start)
+            .unwrap_or(limit)
+            .min(limit);
+        (start.min(limit), end.max(start.min(limit)))
+    }
+
     /// The holes between snd_una and snd_max, with IsLost per RFC 6675 §4:
     /// lost when DupThresh discontiguous SACKed blocks, or more than
     /// (DupThresh − 1)·SMSS SACKed bytes, lie above it.
@@ -183,6 +204,17 @@ mod tests {
         assert_eq!(sb.pipe(0, 1000, mss), 700);
         assert_eq!(sb.next_lost(0, 1000, mss), None);
         assert_eq!(sb.next_unsacked(0, 1000, mss), Some((200, 100)));
+    }
+
+    #[test]
+    fn unsacked_runs_skip_what_the_receiver_holds() {
+        let mut sb = Scoreboard::default();
+        sb.add(0, 100, 200);
+        sb.add(0, 300, 400);
+        assert_eq!(sb.unsacked_run(0, 1000), (0, 100));
+        assert_eq!(sb.unsacked_run(100, 1000), (200, 300));
+        assert_eq!(sb.unsacked_run(350, 1000), (400, 1000));
+        assert_eq!(sb.unsacked_run(150, 250), (200, 250));
     }
 
     #[test]

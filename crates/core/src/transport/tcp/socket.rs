@@ -521,7 +521,10 @@ impl TcpSocket {
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.snd_max;
-        self.scoreboard.clear(); // RFC 2018 §8: receivers may renege
+        // RFC 6675 §5.1: keep the SACK information through the timeout, so
+        // the resending skips what the receiver holds (Linux does the same;
+        // a receiver that reneges is not modelled). Only HighRxt restarts.
+        self.scoreboard.high_rxt = self.snd_una;
         self.timing = None;
         self.rtt.back_off();
         self.send_new_data(now, out);
@@ -559,7 +562,21 @@ impl TcpSocket {
                     break;
                 }
             }
-            let seq = self.snd_nxt;
+            let mut seq = self.snd_nxt;
+            if seq < self.snd_max && !self.scoreboard.is_empty() {
+                // Resending after a timeout: skip SACKed data.
+                let (start, end) = self.scoreboard.unsacked_run(seq, self.snd_max);
+                if start >= self.snd_max {
+                    self.snd_nxt = self.snd_max;
+                    continue;
+                }
+                if start > seq {
+                    self.snd_nxt = start;
+                    continue;
+                }
+                seq = start;
+                len = len.min(end - start);
+            }
             self.send_segment(now, seq, len, out);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
