@@ -854,8 +854,7 @@ mod tests {
         let ack = p
             .log
             .iter()
-            .filter(|l| l.1 == 1 && l.2.flags == TCP_ACK)
-            .last()
+            .rfind(|l| l.1 == 1 && l.2.flags == TCP_ACK)
             .unwrap();
         // Data arrives at 150 ms; the ACK waits the 200 ms delayed-ACK timer.
         assert_eq!(ack.0, Time(350 * MS));
