@@ -22,8 +22,8 @@ test: $(BIN)/python
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests benches
+	$(BIN)/ruff format --check python tests benches
 	$(BIN)/pytest
 
 # Editable install for development: Python edits apply at once, Rust edits

@@ -222,3 +222,13 @@ def test_reproduce_queueing_theory_quick_passes_rho_half(tmp_path, capsys):
     failing = half[~half["passed"]]
     assert failing.empty, textwrap.indent(failing.to_string(), "  ")
     assert (status == 0) == bool(table["passed"].all())
+
+
+def test_out_folder_of_the_users_own_is_refused_before_running(capsys, good, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    code, _, err = call(capsys, "run", str(good), "--out", str(mine))
+    assert code == 2
+    assert "not a satcc result folder" in err
+    assert (mine / "notes.txt").read_text() == "keep me"

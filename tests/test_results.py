@@ -170,3 +170,20 @@ def test_unusable_series_name_writes_nothing(tmp_path):
 def test_read_result_refuses_non_result_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a result folder"):
         read_result(tmp_path)
+
+
+def test_a_folder_that_is_not_a_result_is_never_replaced(tmp_path):
+    target = tmp_path / "mine"
+    target.mkdir()
+    (target / "notes.txt").write_text("the user's own")
+    with pytest.raises(FileExistsError, match="not a satcc result folder"):
+        write_result(FakeResult(summary={"new": 2}), target)
+    assert (target / "notes.txt").read_text() == "the user's own"
+    assert hidden_siblings(target) == []
+
+
+def test_an_empty_folder_is_used(tmp_path):
+    target = tmp_path / "empty"
+    target.mkdir()
+    write_result(FakeResult(summary={"new": 2}), target)
+    assert read_result(target).summary == {"new": 2}

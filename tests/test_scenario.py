@@ -529,3 +529,41 @@ def test_formats_are_readable():
     assert format_size(65536) == "64 KiB"
     assert format_size(1000) == "1 kB"
     assert format_limit(("packets", 100)) == "100 packets"
+
+
+def _small(**changes):
+    d = {
+        "run": {"duration": "1 s"},
+        "nodes": {"a": {}, "b": {}},
+        "links": {"ab": {"from": "a", "to": "b", "rate": "1 Mbps"}},
+        "sources": {"s": {"type": "cbr", "from": "a", "to": "rx", "rate": "100 kbps"}},
+        "sinks": {"rx": {"node": "b"}},
+    }
+    sc = Scenario.from_dict(d)
+    for path, value in changes.items():
+        sc.set(path, value)
+    return sc
+
+
+@pytest.mark.parametrize(
+    "changes, path, fragment",
+    [
+        (
+            {"sources.s.size_distribution": "exponential"},
+            "sources.s.size_distribution",
+            "a CBR source sends constant sizes",
+        ),
+        ({"links.ab.rate": "2000 Gbps"}, "links.ab.rate", "rate above 1000 Gbps"),
+        ({"sources.s.rate": "5000 Gbps"}, "sources.s.rate", "rate above 1000 Gbps"),
+        (
+            {"run.sample_interval": "1 ns", "probes.q": {"link": "ab", "metric": "drops"}},
+            "run.sample_interval",
+            "samples per probe",
+        ),
+    ],
+)
+def test_values_the_engine_cannot_run_are_refused(changes, path, fragment):
+    with pytest.raises(ScenarioError) as caught:
+        _small(**changes).validate()
+    assert caught.value.path == path
+    assert fragment in caught.value.reason

@@ -133,7 +133,14 @@ SCENARIOS = {
     "B2b": (lambda seconds: b2_scenario(64, "10 Mbps", duration_s=seconds), 1000.0),
     "B2c": (lambda seconds: b2_scenario(16, "155 Mbps", duration_s=seconds), 200.0),
     "B2d": (lambda seconds: b2_scenario(256, "155 Mbps", duration_s=seconds), 100.0),
+    # B2 with any N, rate and delay (satcc bench B2 --n 32 --rate "50 Mbps" ...).
+    "B2": (
+        lambda seconds, n=16, rate="10 Mbps", delay="250 ms": b2_scenario(n, rate, delay, seconds),
+        1000.0,
+    ),
 }
+# Run by `satcc bench` with no names.
+DEFAULT = ("B1", "B1-deep", "B2a", "B2b", "B2c", "B2d")
 
 
 def _rss_bytes() -> int:
@@ -142,12 +149,12 @@ def _rss_bytes() -> int:
     return resident_pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def measure(name: str, seconds: float) -> dict:
+def measure(name: str, seconds: float, params: dict | None = None) -> dict:
     """Runs one benchmark scenario in this process and returns its figures."""
     from . import _core
     from .scenario import Scenario, normalised_json
 
-    desc = Scenario.from_dict(SCENARIOS[name][0](seconds)).validate()
+    desc = Scenario.from_dict(SCENARIOS[name][0](seconds, **(params or {}))).validate()
     sim = _core.Simulation(normalised_json(desc))
     # Resident memory at one third and at the end of the run: equal when
     # memory is flat in simulated time.
@@ -187,13 +194,13 @@ def measure(name: str, seconds: float) -> dict:
     }
 
 
-def _measure_in_subprocess(name: str, seconds: float) -> dict:
+def _measure_in_subprocess(name: str, seconds: float, params: dict | None = None) -> dict:
     """Runs one benchmark in a fresh interpreter; adds the whole process's
     wall time (start-up, validation and result included), which is what the
     peers' figures measure."""
     t0 = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-m", "satcc.bench", name, str(seconds)],
+        [sys.executable, "-m", "satcc.bench", name, str(seconds), json.dumps(params or {})],
         check=True,
         capture_output=True,
         text=True,
@@ -203,13 +210,22 @@ def _measure_in_subprocess(name: str, seconds: float) -> dict:
     return row
 
 
-def main(quick: bool = False, as_json: bool = False, only: tuple[str, ...] = ()) -> int:
-    names = [n for n in SCENARIOS if not only or n in only]
-    # Quick mode: a tenth of each run (B1: 3 s), for a smoke test.
-    rows = [
-        _measure_in_subprocess(name, full / 10 if quick else full)
-        for name, (_, full) in ((n, SCENARIOS[n]) for n in names)
-    ]
+def main(
+    quick: bool = False,
+    as_json: bool = False,
+    only: tuple[str, ...] = (),
+    b2: dict | None = None,
+    duration_s: float | None = None,
+) -> int:
+    """Runs the named benchmarks (default: all canonical ones). `b2` holds
+    n/rate/delay for the custom "B2"; `duration_s` overrides run lengths."""
+    names = list(only) or list(DEFAULT)
+    rows = []
+    for name in names:
+        full = duration_s or SCENARIOS[name][1]
+        # Quick mode: a tenth of each run (B1: 3 s), for a smoke test.
+        seconds = full / 10 if quick else full
+        rows.append(_measure_in_subprocess(name, seconds, b2 if name == "B2" else None))
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -293,4 +309,5 @@ def _print(rows: list[dict], quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    print(json.dumps(measure(sys.argv[1], float(sys.argv[2]))))
+    params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
+    print(json.dumps(measure(sys.argv[1], float(sys.argv[2]), params)))

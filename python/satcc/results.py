@@ -141,6 +141,7 @@ def _swap_into_place(tmp: Path, target: Path, *, overwrite: bool) -> None:
         return
     if not overwrite:
         raise FileExistsError(f"{target}: result folder exists (not overwriting)")
+    check_output_folder(target)
     aside = _fresh_sibling(target, "old")
     # The empty directory reserved the name; rename() onto an empty directory
     # is allowed on POSIX, so the old folder takes that name.
@@ -151,6 +152,22 @@ def _swap_into_place(tmp: Path, target: Path, *, overwrite: bool) -> None:
         os.rename(aside, target)
         raise
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def check_output_folder(folder: str | os.PathLike[str]) -> None:
+    """Raises FileExistsError when `folder` exists and may not be replaced."""
+    path = Path(folder)
+    if path.exists() and not _replaceable(path):
+        raise FileExistsError(
+            f"{path}: exists and is not a satcc result folder (no {SUMMARY_FILE}); "
+            "refusing to replace it: choose another --out"
+        )
+
+
+def _replaceable(folder: Path) -> bool:
+    # Only an empty folder or an earlier result may be replaced: --out
+    # pointed at a folder of the user's own must never delete it.
+    return folder.is_dir() and (not any(folder.iterdir()) or (folder / SUMMARY_FILE).is_file())
 
 
 def read_result(out_dir: str | os.PathLike[str]) -> StoredResult:

@@ -39,6 +39,7 @@ from satcc.units import (
     UnitError,
     describe_value,
     format_limit,
+    format_rate,
     format_time,
     parse_limit,
     parse_rate,
@@ -418,6 +419,14 @@ class Capacity(_Table):
     period: _optional(PositiveTime) = None
 
 
+def _link_rates(link: Link) -> list[float]:
+    # Every rate a link can take, whichever way it is given.
+    if link.rate is not None:
+        return [link.rate]
+    cap = link.capacity
+    return [r for r in (cap.rate, *(cap.rates or ())) if r is not None] if cap else []
+
+
 class Link(_Table):
     from_: Str = Field(alias="from")
     to: Str
@@ -490,6 +499,10 @@ class App(_Table):
 
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+# Beyond these the picosecond clock runs out of resolution (a byte at 1 Tb/s
+# takes 8 ps) or the series out of memory.
+MAX_RATE_BPS = 1e12
+MAX_SAMPLES = 10_000_000
 # The simulator keeps PDU sizes in 32 bits; the IPv4 limit is far below.
 MAX_DATAGRAM = 65_535
 MAX_SEGMENT_COUNT = 1 << 20
@@ -700,6 +713,13 @@ class _Checks:
         return True
 
     def check_run(self) -> None:
+        run = self.doc.run
+        if self.doc.probes and run.duration // run.sample_interval > MAX_SAMPLES:
+            self.refuse(
+                ("run", "sample_interval"),
+                f"{run.duration // run.sample_interval:,} samples per probe: at most "
+                f"{MAX_SAMPLES:,} (a longer sample_interval, or a shorter duration)",
+            )
         stop_when = self.doc.run.stop_when
         if stop_when is None:
             return
@@ -737,6 +757,13 @@ class _Checks:
                 )
 
     def check_link(self, path: tuple, name: str, link: Link) -> None:
+        for rate in _link_rates(link):
+            if rate > MAX_RATE_BPS:
+                self.refuse(
+                    (*path, "rate" if link.rate is not None else "capacity"),
+                    f"rate above {format_rate(MAX_RATE_BPS)} is not supported",
+                )
+                break
         ends_known = self.require((*path, "from"), "node", link.from_)
         ends_known = self.require((*path, "to"), "node", link.to) and ends_known
         if ends_known and link.from_ == link.to:
@@ -828,6 +855,13 @@ class _Checks:
 
     def check_source(self, path: tuple, name: str, source: Source) -> None:
         self.require((*path, "from"), "node", source.from_)
+        if source.type == "cbr" and source.size_distribution != "constant":
+            self.refuse(
+                (*path, "size_distribution"),
+                'a CBR source sends constant sizes: "exponential" is for poisson and onoff',
+            )
+        if source.rate > MAX_RATE_BPS:
+            self.refuse((*path, "rate"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
         if source.packet_size > MAX_DATAGRAM:
             self.refuse(
                 (*path, "packet_size"),

@@ -1,5 +1,10 @@
 //! ON-OFF source: CBR at the peak rate while ON, silent while OFF; ON and
 //! OFF periods exponential or deterministic. Starts ON at `start`.
+//!
+//! The packet clock runs on ON time only: a gap cut short by the end of an
+//! ON period resumes in the next one, so the mean rate is exactly
+//! peak · on / (on + off) however short the periods are compared with a
+//! packet time (a fresh packet at every ON start would bias it upwards).
 
 use super::emitter::{Emitter, SizeDist};
 use crate::engine::time::PS_PER_S;
@@ -73,15 +78,12 @@ impl OnOff {
         let p = self.emitter.make(now, bytes);
         let gap = Duration((bytes as f64 * 8.0 * PS_PER_S as f64 / self.peak_bps).round() as u64);
         self.next = now + gap;
-        // Skip whole OFF(+ON) cycles until the next emission lies in an ON period.
+        // The rest of the gap continues in the next ON period(s).
         while self.next >= self.on_end {
-            let off = self.period(self.off_mean);
-            let on_start = self.on_end + off;
-            let on = self.period(self.on_mean);
-            self.on_end = on_start + on;
-            if self.next < on_start {
-                self.next = on_start;
-            }
+            let carry = self.next.since(self.on_end);
+            let on_start = self.on_end + self.period(self.off_mean);
+            self.on_end = on_start + self.period(self.on_mean);
+            self.next = on_start + carry;
         }
         Some(p)
     }
@@ -122,5 +124,39 @@ mod tests {
         }
         let rate = s.emitter.sent_bytes as f64 * 8.0 / 10.0;
         assert!((rate - 250e3).abs() / 250e3 < 0.001, "{rate}");
+    }
+
+    #[test]
+    fn short_periods_do_not_bias_the_mean_rate() {
+        // ON and OFF of 1 ms mean, packets of 1 ms at the peak: a fresh
+        // packet at every ON start would give about 0.7 of the peak.
+        let e = Emitter {
+            flow: 0,
+            src_node: 0,
+            dst_node: 1,
+            dst_agent: 0,
+            priority: 0,
+            clp: 0,
+            start: Time(0),
+            stop: Time(200 * PS_PER_S),
+            sent_packets: 0,
+            sent_bytes: 0,
+        };
+        let ms = Duration::from_millis(1);
+        let mut s = OnOff::new(
+            e,
+            SizeDist::Constant(1000),
+            8e6,
+            ms,
+            ms,
+            Periods::Exponential,
+            RngStream::new(1, "o"),
+        );
+        while s.poll_at() != Time::NEVER {
+            let t = s.poll_at();
+            s.poll(t).unwrap();
+        }
+        let rate = s.emitter.sent_bytes as f64 * 8.0 / 200.0;
+        assert!((rate - 4e6).abs() / 4e6 < 0.01, "{rate}");
     }
 }

@@ -13,10 +13,9 @@ pub struct FlowRecord {
     pub received_bytes: u64,
     /// One-way delay, ps.
     pub delay: Histogram,
-    /// Discarded by a full queue or a CLP threshold.
+    /// Discarded by a full queue or a CLP threshold (errors are the rest
+    /// of the losses: sent − received − in flight − dropped).
     pub dropped: u64,
-    /// Lost to bit errors or per-PDU loss.
-    pub errored: u64,
 }
 
 /// A sink at a node; it aggregates every flow addressed to it.

@@ -131,7 +131,7 @@ impl Histogram {
         let shift = (b - SUB) / SUB;
         let mantissa = (b - SUB) % SUB;
         let lo = (SUB + mantissa) << shift;
-        (lo, lo + (1u64 << shift) - 1)
+        (lo, lo.saturating_add((1u64 << shift) - 1))
     }
 
     pub fn record(&mut self, v: u64) {

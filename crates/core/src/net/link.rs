@@ -40,14 +40,17 @@ struct Committed {
     started: Time,
     end: Time,
     bytes: u32,
-    delivered: bool,
+    /// The PDU when it is errored: it never enters the delay line, but it
+    /// is still on the wire until `end` (end-of-run accounting).
+    errored: Option<Pdu>,
 }
 
 /// A PDU being serialised while the capacity may change under it; its end
 /// time moves with the rate.
 struct InService {
     pdu: Pdu,
-    started: Time,
+    /// Decided when the transmission starts, as on the fixed-rate path.
+    delivered: bool,
     /// Bits still to send as of `since`.
     bits_left: f64,
     since: Time,
@@ -117,19 +120,26 @@ impl Link {
 
     /// Offers a PDU to the link at `now`.
     pub fn enqueue(&mut self, now: Time, mut pdu: Pdu) -> Verdict {
-        self.settle(now);
-        // A transmission may have ended at this very instant, before the
-        // link's own wake-up ran: the departure comes first and frees a place.
-        self.start_next(now);
+        // Whatever is due at this very instant (a transmission ending, a
+        // capacity change) happens before the arrival, whichever of the two
+        // events the scheduler ran first.
+        self.catch_up(now);
         self.stats.arrivals += 1;
         pdu.enqueued = now;
-        if !self.transmitting(now) && self.queue.packets() == 0 && self.rate().bps > 0.0 {
+        let v = self.queue.admission(&pdu);
+        if v == Verdict::Queued
+            && !self.transmitting(now)
+            && self.queue.packets() == 0
+            && self.rate().bps > 0.0
+        {
             self.start_tx(now, pdu);
-            return Verdict::Queued;
+            return v;
         }
-        let v = self.queue.push(pdu);
         match v {
-            Verdict::Queued => self.note_queue(now),
+            Verdict::Queued => {
+                self.queue.push(pdu);
+                self.note_queue(now);
+            }
             Verdict::DroppedFull => self.stats.drops += 1,
             Verdict::DroppedClp => self.stats.drops_clp += 1,
         }
@@ -154,17 +164,27 @@ impl Link {
 
     /// Does everything due at `now`; PDUs arriving at the far end go to `out`.
     pub fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
-        while self.capacity.next_change() <= now {
-            self.change_capacity(now);
-        }
-        if self.tx_end <= now {
-            self.finish_variable_rate_tx(now);
-        }
-        self.settle(now);
-        self.start_next(now);
+        self.catch_up(now);
         while let Some(p) = self.line.pop_arrived(now) {
             out.push(p);
         }
+    }
+
+    /// Brings the transmitter up to `now`: a transmission ending now ends
+    /// at the rate it was sent with, then capacity changes apply, then the
+    /// next PDU starts.
+    fn catch_up(&mut self, now: Time) {
+        if self.tx_end <= now {
+            self.finish_variable_rate_tx(now);
+        }
+        while self.capacity.next_change() <= now {
+            self.change_capacity(now);
+            if self.tx_end <= now {
+                self.finish_variable_rate_tx(now);
+            }
+        }
+        self.settle(now);
+        self.start_next(now);
     }
 
     fn start_next(&mut self, now: Time) {
@@ -179,8 +199,8 @@ impl Link {
     fn start_tx(&mut self, now: Time, pdu: Pdu) {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
         let end = now + self.rate().tx_time(pdu.bytes);
+        let delivered = !self.errors.corrupts(pdu.bytes);
         if self.capacity.next_change() >= end {
-            let delivered = !self.errors.corrupts(pdu.bytes);
             if delivered {
                 self.line.push(end, pdu);
             }
@@ -188,13 +208,13 @@ impl Link {
                 started: now,
                 end,
                 bytes: pdu.bytes,
-                delivered,
+                errored: (!delivered).then_some(pdu),
             });
         } else {
             self.tx_end = end;
             self.in_service = Some(InService {
                 pdu,
-                started: now,
+                delivered,
                 bits_left: pdu.bytes as f64 * 8.0,
                 since: now,
             });
@@ -203,8 +223,7 @@ impl Link {
     }
 
     /// Books a finished transmission in the statistics.
-    fn book(&mut self, started: Time, end: Time, bytes: u32, delivered: bool) {
-        self.stats.busy_ps += end.since(started).ps();
+    fn book(&mut self, bytes: u32, delivered: bool) {
         if delivered {
             self.stats.tx_packets += 1;
             self.stats.tx_bytes += bytes as u64;
@@ -216,9 +235,9 @@ impl Link {
     fn finish_variable_rate_tx(&mut self, now: Time) {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
-        let delivered = !self.errors.corrupts(s.pdu.bytes);
-        self.book(s.started, now, s.pdu.bytes, delivered);
-        if delivered {
+        self.stats.busy_ps += now.since(s.since).ps();
+        self.book(s.pdu.bytes, s.delivered);
+        if s.delivered {
             self.line.push(now, s.pdu);
         }
         self.note_queue(now);
@@ -230,7 +249,8 @@ impl Link {
         if let Some(c) = self.committed {
             if c.end <= now {
                 self.committed = None;
-                self.book(c.started, c.end, c.bytes, c.delivered);
+                self.stats.busy_ps += c.end.since(c.started).ps();
+                self.book(c.bytes, c.errored.is_none());
                 let waiting = self.queue.packets() as f64;
                 self.stats.system_packets.set(c.end.ps(), waiting);
             }
@@ -242,10 +262,13 @@ impl Link {
     /// over an interval shorter than one PDU never exceeds the link rate.
     pub fn tx_bits_at(&self, now: Time) -> f64 {
         let done = self.stats.tx_bytes as f64 * 8.0;
-        let partial = if let Some(c) = self.committed.filter(|c| c.delivered && c.end > now) {
+        let partial = if let Some(c) = self
+            .committed
+            .filter(|c| c.errored.is_none() && c.end > now)
+        {
             let frac = now.since(c.started).ps() as f64 / c.end.since(c.started).ps() as f64;
             frac * c.bytes as f64 * 8.0
-        } else if let Some(s) = &self.in_service {
+        } else if let Some(s) = self.in_service.as_ref().filter(|s| s.delivered) {
             let left = s.bits_left - self.rate().bits_in(now.since(s.since));
             (s.pdu.bytes as f64 * 8.0 - left.max(0.0)).max(0.0)
         } else {
@@ -254,14 +277,18 @@ impl Link {
         done + partial
     }
 
-    /// Busy time up to `now`, counting the elapsed part of a transmission
-    /// still in progress (for utilisation at the end of a run).
+    /// Time spent transmitting up to `now` (a PDU held at zero capacity is
+    /// not being transmitted), counting the elapsed part of a transmission
+    /// in progress: for utilisation at the end of a run.
     pub fn busy_ps_at(&self, now: Time) -> u64 {
-        let started = self
-            .committed
-            .map(|c| c.started)
-            .or(self.in_service.as_ref().map(|s| s.started));
-        self.stats.busy_ps + started.map_or(0, |t| now.since(t).ps())
+        let current = if let Some(c) = self.committed.filter(|c| c.end > now) {
+            now.since(c.started).ps()
+        } else if let Some(s) = self.in_service.as_ref().filter(|_| self.rate().bps > 0.0) {
+            now.since(s.since).ps()
+        } else {
+            0
+        };
+        self.stats.busy_ps + current
     }
 
     /// A capacity change: a PDU in transmission finishes its remaining bits
@@ -273,6 +300,7 @@ impl Link {
         if let Some(s) = self.in_service.as_mut() {
             if old.bps > 0.0 {
                 s.bits_left = (s.bits_left - old.bits_in(now.since(s.since))).max(0.0);
+                self.stats.busy_ps += now.since(s.since).ps();
             }
             s.since = now;
             self.tx_end = if new.bps > 0.0 {
@@ -293,11 +321,16 @@ impl Link {
         self.stats.system_packets.set(now.ps(), (n + busy) as f64);
     }
 
-    /// Calls `f` for every PDU still inside the link (end-of-run accounting).
+    /// Calls `f` for every PDU still inside the link (end-of-run accounting):
+    /// waiting, on the wire (an errored one included until its last bit has
+    /// left), or propagating.
     pub fn for_each_held(&self, mut f: impl FnMut(&Pdu)) {
         self.queue.iter().for_each(&mut f);
         if let Some(s) = &self.in_service {
             f(&s.pdu);
+        }
+        if let Some(p) = self.committed.and_then(|c| c.errored) {
+            f(&p);
         }
         self.line.iter().for_each(f);
     }
@@ -400,6 +433,68 @@ mod tests {
         );
         l.enqueue(Time(0), pdu(1000, 0));
         assert_eq!(run(&mut l), vec![(1_500_000_000, 0)]);
+    }
+
+    fn traced(times_ms: &[f64], rates: &[f64], limit: u64, loss: f64) -> Link {
+        Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(limit)),
+            CapacityProcess::trace(Trace {
+                times: times_ms.iter().map(|t| Time((t * 1e9) as u64)).collect(),
+                rates: rates.to_vec(),
+                period: None,
+            }),
+            ErrorModel::new(0.0, loss, RngStream::new(1, "l")),
+            Duration(0),
+        )
+    }
+
+    #[test]
+    fn a_transmission_ending_as_capacity_drops_to_zero_is_not_held() {
+        // 0.5 ms at 8 Mb/s (4000 bits), then 1 ms at 4 Mb/s (4000 bits):
+        // done at 2 ms exactly, when the capacity drops to zero.
+        let mut l = traced(&[0.0, 1.0, 2.0], &[8e6, 4e6, 0.0], 10, 0.0);
+        l.enqueue(Time(500_000_000), pdu(1000, 0));
+        assert_eq!(run(&mut l), vec![(2_000_000_000, 0)]);
+        assert_eq!(l.busy_ps_at(Time(3_000_000_000)), 1_500_000_000);
+    }
+
+    #[test]
+    fn same_instant_departure_first_on_the_variable_rate_path_too() {
+        // A no-op capacity change mid-transmission moves the link to the
+        // variable-rate path; the verdict must not change.
+        let ms = 1_000_000_000;
+        let mut l = traced(&[0.0, 0.5], &[8e6, 8e6], 1, 0.0);
+        l.enqueue(Time(0), pdu(1000, 0));
+        l.enqueue(Time(0), pdu(1000, 1));
+        assert_eq!(l.enqueue(Time(ms), pdu(1000, 2)), Verdict::Queued);
+        assert_eq!(run(&mut l).len(), 3);
+    }
+
+    #[test]
+    fn an_errored_pdu_on_the_wire_is_held_until_its_last_bit() {
+        let mut l = link_with_loss(1.0);
+        l.enqueue(Time(0), pdu(1000, 0)); // 1 ms at 8 Mb/s
+        let mut held = 0;
+        l.for_each_held(|_| held += 1);
+        assert_eq!(held, 1);
+        assert_eq!(l.tx_bits_at(Time(500_000_000)), 0.0);
+        l.settle(Time(1_000_000_000));
+        held = 0;
+        l.for_each_held(|_| held += 1);
+        assert_eq!((held, l.stats.errors), (0, 1));
+    }
+
+    fn link_with_loss(loss: f64) -> Link {
+        Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(10)),
+            CapacityProcess::constant(8e6),
+            ErrorModel::new(0.0, loss, RngStream::new(1, "l")),
+            Duration(0),
+        )
     }
 
     #[test]

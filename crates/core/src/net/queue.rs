@@ -19,12 +19,20 @@ pub enum Limit {
 }
 
 impl Limit {
-    /// Would a queue holding `packets`/`bytes` still be under the limit
-    /// after admitting `add` bytes?
-    fn admits(self, packets: u64, bytes: u64, add: u32) -> bool {
+    /// Does a PDU of `add` bytes still fit a queue holding `packets`/`bytes`?
+    fn fits(self, packets: u64, bytes: u64, add: u32) -> bool {
         match self {
             Limit::Packets(n) => packets < n,
             Limit::Bytes(n) => bytes + add as u64 <= n,
+        }
+    }
+
+    /// Is the occupancy below this threshold? (Thesis §4: CLP=1 units are
+    /// discarded once the count reaches the threshold.)
+    fn above_occupancy(self, packets: u64, bytes: u64) -> bool {
+        match self {
+            Limit::Packets(n) => packets < n,
+            Limit::Bytes(n) => bytes < n,
         }
     }
 }
@@ -105,11 +113,13 @@ impl Queue {
         })
     }
 
-    pub fn push(&mut self, p: Pdu) -> Verdict {
+    /// Whether the queue would take `p` now; changes nothing. An arrival at
+    /// an idle link is judged too, so a zero CLP threshold discards every
+    /// CLP=1 unit even when the link is free.
+    pub fn admission(&self, p: &Pdu) -> Verdict {
         match self {
             Queue::DropTail(d) => {
-                if d.limit.admits(d.fifo.len(), d.fifo.bytes, p.bytes) {
-                    d.fifo.push(p);
+                if d.limit.fits(d.fifo.len(), d.fifo.bytes, p.bytes) {
                     Verdict::Queued
                 } else {
                     Verdict::DroppedFull
@@ -117,22 +127,29 @@ impl Queue {
             }
             Queue::TwoPriority(t) => {
                 let level = (p.priority as usize).min(1);
-                let f = &mut t.fifos[level];
-                let c = t.config[level];
+                let (f, c) = (&t.fifos[level], t.config[level]);
                 let (n, b) = (f.len(), f.bytes);
-                if c.clp_threshold.admits(n, b, p.bytes) {
-                    f.push(p);
-                    Verdict::Queued
-                } else if p.clp != 0 {
+                if p.clp != 0 && !c.clp_threshold.above_occupancy(n, b) {
                     Verdict::DroppedClp
-                } else if c.limit.admits(n, b, p.bytes) {
-                    f.push(p);
+                } else if c.limit.fits(n, b, p.bytes) {
                     Verdict::Queued
                 } else {
                     Verdict::DroppedFull
                 }
             }
         }
+    }
+
+    /// Admits `p` if `admission` allows it.
+    pub fn push(&mut self, p: Pdu) -> Verdict {
+        let v = self.admission(&p);
+        if v == Verdict::Queued {
+            match self {
+                Queue::DropTail(d) => d.fifo.push(p),
+                Queue::TwoPriority(t) => t.fifos[(p.priority as usize).min(1)].push(p),
+            }
+        }
+        v
     }
 
     pub fn pop(&mut self) -> Option<Pdu> {
@@ -211,6 +228,26 @@ mod tests {
         q.push(pdu(53, 0, 0, 3));
         let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|p| p.seq)).collect();
         assert_eq!(order, vec![1, 3, 0, 2]);
+    }
+
+    #[test]
+    fn byte_threshold_is_on_occupancy_and_zero_discards_all_marked() {
+        let cfg = LevelConfig {
+            limit: Limit::Bytes(2000),
+            clp_threshold: Limit::Bytes(1000),
+        };
+        let mut q = Queue::two_priority(cfg, cfg);
+        q.push(pdu(500, 1, 0, 0));
+        // 500 B waiting, below the 1000 B threshold: a 600 B CLP=1 unit enters.
+        assert_eq!(q.push(pdu(600, 1, 1, 1)), Verdict::Queued);
+        assert_eq!(q.push(pdu(10, 1, 1, 2)), Verdict::DroppedClp);
+        let zero = LevelConfig {
+            limit: Limit::Packets(10),
+            clp_threshold: Limit::Packets(0),
+        };
+        let q = Queue::two_priority(zero, zero);
+        assert_eq!(q.admission(&pdu(53, 0, 1, 0)), Verdict::DroppedClp);
+        assert_eq!(q.admission(&pdu(53, 0, 0, 0)), Verdict::Queued);
     }
 
     #[test]
