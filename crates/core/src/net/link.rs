@@ -71,6 +71,10 @@ pub struct Link {
     /// costs no event of its own: a link at low load costs one event per PDU
     /// instead of two. Its statistics are booked when it ends (`settle`).
     committed: Option<Committed>,
+    /// The capacity process's current rate and next change, cached: they
+    /// are read several times per PDU and change rarely.
+    rate: Rate,
+    next_change: Time,
     pub stats: LinkStats,
 }
 
@@ -83,6 +87,7 @@ impl Link {
         errors: ErrorModel,
         delay: Duration,
     ) -> Link {
+        let (rate, next_change) = (capacity.rate(), capacity.next_change());
         Link {
             from,
             to,
@@ -93,12 +98,14 @@ impl Link {
             in_service: None,
             tx_end: Time::NEVER,
             committed: None,
+            rate,
+            next_change,
             stats: LinkStats::default(),
         }
     }
 
     pub fn rate(&self) -> Rate {
-        self.capacity.rate()
+        self.rate
     }
 
     pub fn queue(&self) -> &Queue {
@@ -159,7 +166,7 @@ impl Link {
         self.tx_end
             .min(next_start)
             .min(self.line.head_arrival())
-            .min(self.capacity.next_change())
+            .min(self.next_change)
     }
 
     /// Does everything due at `now`; PDUs arriving at the far end go to `out`.
@@ -174,10 +181,13 @@ impl Link {
     /// at the rate it was sent with, then capacity changes apply, then the
     /// next PDU starts.
     fn catch_up(&mut self, now: Time) {
+        if self.tx_end > now && self.next_change > now && self.busy_until() > now {
+            return; // mid-transmission, nothing due: the common case under load
+        }
         if self.tx_end <= now {
             self.finish_variable_rate_tx(now);
         }
-        while self.capacity.next_change() <= now {
+        while self.next_change <= now {
             self.change_capacity(now);
             if self.tx_end <= now {
                 self.finish_variable_rate_tx(now);
@@ -200,7 +210,7 @@ impl Link {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
         let end = now + self.rate().tx_time(pdu.bytes);
         let delivered = !self.errors.corrupts(pdu.bytes);
-        if self.capacity.next_change() >= end {
+        if self.next_change >= end {
             if delivered {
                 self.line.push(end, pdu);
             }
@@ -294,9 +304,11 @@ impl Link {
     /// A capacity change: a PDU in transmission finishes its remaining bits
     /// at the new rate; at rate zero it waits, and the queue holds.
     fn change_capacity(&mut self, now: Time) {
-        let old = self.rate();
+        let old = self.rate;
         self.capacity.advance(now);
-        let new = self.rate();
+        self.rate = self.capacity.rate();
+        self.next_change = self.capacity.next_change();
+        let new = self.rate;
         if let Some(s) = self.in_service.as_mut() {
             if old.bps > 0.0 {
                 s.bits_left = (s.bits_left - old.bits_in(now.since(s.since))).max(0.0);
