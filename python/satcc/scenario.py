@@ -525,6 +525,7 @@ class Tcp(_Table):
     clock_granularity: PositiveTime = parse_time("1 ms")
     delayed_ack: Bool = True
     delayed_ack_timeout: PositiveTime = parse_time("200 ms")
+    limited_transmit: Bool = True
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -1161,6 +1162,7 @@ def _tcp(name: str, tcp: Tcp) -> dict:
         "granularity_ps": tcp.clock_granularity,
         "delayed_ack": tcp.delayed_ack,
         "delayed_ack_ps": tcp.delayed_ack_timeout,
+        "limited_transmit": tcp.limited_transmit,
         "window_scaling": tcp.window_scaling,
         "send_buffer_bytes": tcp.send_buffer,
         "receive_buffer_bytes": tcp.receive_buffer,

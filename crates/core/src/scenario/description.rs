@@ -143,6 +143,10 @@ pub struct SourceDesc {
     pub periods: Option<String>,
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn abc_default() -> u32 {
     2
 }
@@ -190,6 +194,8 @@ pub struct TcpDesc {
     pub granularity_ps: u64,
     pub delayed_ack: bool,
     pub delayed_ack_ps: u64,
+    #[serde(default = "yes")]
+    pub limited_transmit: bool,
     pub window_scaling: bool,
     pub send_buffer_bytes: u64,
     pub receive_buffer_bytes: u64,

@@ -65,6 +65,8 @@ pub struct TcpConfig {
     pub granularity: Duration,
     pub delayed_ack: bool,
     pub delayed_ack_timeout: Duration,
+    /// RFC 3042: new data on the first two duplicate ACKs.
+    pub limited_transmit: bool,
     pub window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     pub send_buffer: u64,
@@ -114,6 +116,7 @@ impl TcpConfig {
             granularity: Duration::from_millis(1),
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(200),
+            limited_transmit: true,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,

@@ -88,6 +88,10 @@ pub struct TcpSocket {
     in_recovery: bool,
     /// NewReno `recover` / RFC 6675 RecoveryPoint.
     recover: u64,
+    /// Partial ACKs seen in the current NewReno recovery.
+    partial_acks: u32,
+    /// The last attempt to send was stopped by cwnd (RFC 7661).
+    cwnd_limited: bool,
     consecutive_timeouts: u32,
     rtt: RttEstimator,
     /// Segment being timed for an RTT sample: (end offset, send time).
@@ -143,6 +147,8 @@ impl TcpSocket {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            partial_acks: 0,
+            cwnd_limited: true,
             consecutive_timeouts: 0,
             rtt,
             timing: None,
@@ -381,13 +387,25 @@ impl TcpSocket {
         self.scoreboard.advance(ack);
         self.dupacks = 0;
         self.consecutive_timeouts = 0;
+        let was_in_recovery = self.in_recovery;
         if self.in_recovery {
             self.recovery_ack(now, ack, acked, out);
-        } else {
+        } else if self.cwnd_limited {
+            // RFC 7661 §4: no growth while the application or the receive
+            // window, not cwnd, limits the flight.
             self.grow_cwnd(acked);
         }
+        let partial = was_in_recovery && self.in_recovery;
         if self.snd_una == self.snd_max {
             self.rto_timer.cancel();
+        } else if partial && self.cfg.variant == Variant::NewReno {
+            // RFC 6582 §3.2 step 5: reset the timer on the first partial
+            // ACK only, so a window with many losses ends in a timeout
+            // instead of one repair per RTT for ever.
+            if self.partial_acks == 0 {
+                self.rto_timer.arm(now, self.rtt.rto());
+            }
+            self.partial_acks += 1;
         } else {
             self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.3
         }
@@ -400,7 +418,9 @@ impl TcpSocket {
     fn grow_cwnd(&mut self, acked: u64) {
         let mss = self.cfg.mss as u64;
         if self.cwnd < self.ssthresh {
-            self.cwnd += acked.min(self.cfg.abc_limit_segments as u64 * mss);
+            // Slow start stops at ssthresh (as in Linux); CA takes over.
+            let grown = self.cwnd + acked.min(self.cfg.abc_limit_segments as u64 * mss);
+            self.cwnd = grown.min(self.ssthresh.max(self.cwnd));
         } else {
             self.cwnd += (mss * mss / self.cwnd).max(1);
         }
@@ -473,7 +493,8 @@ impl TcpSocket {
     /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
     /// the window already being recovered.
     fn may_enter_recovery(&self) -> bool {
-        self.snd_una >= self.recover || self.recover == 0
+        // RFC 5681 (Reno) has no such guard.
+        self.cfg.variant == Variant::Reno || self.snd_una >= self.recover || self.recover == 0
     }
 
     fn enter_recovery(&mut self) {
@@ -482,6 +503,7 @@ impl TcpSocket {
         self.ssthresh = (flight / 2).max(2 * mss);
         self.recover = self.snd_max;
         self.in_recovery = true;
+        self.partial_acks = 0;
         self.timing = None; // Karn: the timed segment may be retransmitted
     }
 
@@ -545,12 +567,26 @@ impl TcpSocket {
             let iw = self.cfg.initial_window_segments as u64 * mss;
             self.cwnd = self.cwnd.min(iw);
         }
+        // RFC 3042 Limited Transmit: the first two duplicate ACKs may each
+        // clock out one new segment.
+        let limited_transmit = if self.cfg.limited_transmit
+            && self.cfg.variant != Variant::Tahoe
+            && !self.in_recovery
+            && self.snd_nxt == self.snd_max
+        {
+            self.dupacks.min(2) as u64 * mss
+        } else {
+            0
+        };
         loop {
             let avail = self.written - self.snd_nxt;
             if avail == 0 {
+                self.cwnd_limited = false;
                 break;
             }
-            let window = self.cwnd.min(self.peer_rwnd);
+            let cwnd = self.cwnd + limited_transmit;
+            self.cwnd_limited = cwnd <= self.peer_rwnd;
+            let window = cwnd.min(self.peer_rwnd);
             let usable = (self.snd_una + window).saturating_sub(self.snd_nxt);
             let mut len = mss.min(avail);
             if len > usable {
