@@ -16,7 +16,9 @@ run: $(BIN)/python
 	$(BIN)/satcc reproduce queueing-theory --quick
 	$(BIN)/satcc run examples/geo_cbr.toml --out out/geo_cbr
 
-# Install satcc with its test tools and run every check CI runs.
+# Install satcc with its test tools and run every check CI runs (the HTML
+# report test renders pages in Debian's headless Chromium, installed here if
+# missing).
 test: $(BIN)/python
 	$(BIN)/pip install -q '.[test]'
 	cargo fmt --all -- --check
@@ -24,6 +26,7 @@ test: $(BIN)/python
 	cargo test --workspace
 	$(BIN)/ruff check python tests benches
 	$(BIN)/ruff format --check python tests benches
+	bash scripts/ensure-chromium.sh
 	$(BIN)/pytest
 
 # Editable install for development: Python edits apply at once, Rust edits

@@ -232,3 +232,14 @@ def test_out_folder_of_the_users_own_is_refused_before_running(capsys, good, tmp
     assert code == 2
     assert "not a satcc result folder" in err
     assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_report_of_a_missing_or_foreign_folder_is_bad_input(capsys, tmp_path):
+    out = str(tmp_path / "r.html")
+    code, _, err = call(capsys, "report", str(tmp_path / "nope"), "--out", out)
+    assert code == 2 and "no such file or folder" in err
+    (tmp_path / "plain").mkdir()
+    out = str(tmp_path / "r.html")
+    code, _, err = call(capsys, "report", str(tmp_path / "plain"), "--out", out)
+    assert code == 2
+    assert not (tmp_path / "r.html").exists()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from satcc import results
-from satcc.results import read_result, write_result, write_series_parquet
+from satcc import result_folder as results
+from satcc.result_folder import read_result, write_result, write_series_parquet
 
 DESCRIPTION = {
     "name": "tiny",

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import satcc
 from satcc.analysis import padhye_throughput, padhye_window
-from satcc.results import summary_json
+from satcc.result_folder import summary_json
 
 MSS = 1460
 HEADER = 40

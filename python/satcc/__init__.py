@@ -6,6 +6,9 @@
     res = satcc.run(sc, seed=3)
     res.summary["flows.video.delay_mean_s"]
     res.series("sat_queue")          # pandas DataFrame: time_s, value
+    c = satcc.sweep("examples/mm1.toml", set={"sources.arrivals.rate": ["4 Mbps", "8 Mbps"]},
+                    seeds="1..5", campaign="campaigns/mm1")
+    satcc.results("campaigns/mm1").summary()   # docs/campaigns.md
 
 Names are imported on first use, so `import satcc` stays fast and a
 sub-module (units, scenario) can be used without loading the engine.
@@ -19,6 +22,8 @@ _EXPORTS = {
     "Scenario": "scenario",
     "ScenarioError": "scenario",
     "load": "scenario",
+    "sweep": "sweeps",
+    "results": "store",
 }
 
 __all__ = [*_EXPORTS, "__version__"]

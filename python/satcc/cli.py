@@ -120,6 +120,8 @@ Examples:
   satcc run examples/geo_cbr.toml --seed 2 --out out/geo
   satcc reproduce --list
   satcc reproduce queueing-theory --quick
+  satcc sweep examples/mm1.toml --set 'sources.arrivals.rate=4 Mbps,8 Mbps' --seeds 1..5
+  satcc results campaigns/mm1 "select count(*) from runs"
 
 Exit status: 0 ok, 1 failure (or checks out of tolerance), 2 bad input, 130 interrupted.""",
 )
@@ -162,7 +164,7 @@ def run(
 ) -> int:
     """Run the scenario in FILE and print its main per-flow and per-link figures."""
     from satcc import runner
-    from satcc.results import check_output_folder
+    from satcc.result_folder import check_output_folder
 
     scenario = load_scenario(file, assignments)
     if out is not None:
@@ -176,7 +178,7 @@ def run(
     if not quiet:
         print_run_summary(result)
     if out is not None:
-        from satcc.results import write_result
+        from satcc.result_folder import write_result
 
         write_result(result, out)
         _note(f"wrote {out}{os.sep}", quiet)
@@ -457,7 +459,8 @@ def bench(
 Examples:
   satcc reproduce --list
   satcc reproduce queueing-theory --quick
-  satcc reproduce queueing-theory --jobs 8 --out results/qt"""
+  satcc reproduce queueing-theory --jobs 8 --out results/qt
+  satcc reproduce all --quick          (every study, then results/report.html)"""
 )
 @click.argument("study", required=False)
 @click.option("--list", "list_", is_flag=True, help="List the studies and exit.")
@@ -488,6 +491,13 @@ def reproduce(
         return EXIT_OK
     if study is None:
         raise click.UsageError("missing STUDY (see `satcc reproduce --list`)")
+    if study == "all":
+        from satcc.report import reproduce_all
+
+        root = out if out is not None else Path("results")
+        status = reproduce_all(quick, root, jobs, progress=_progress_wanted(quiet), show=not quiet)
+        _note(f"wrote {root / 'report.html'}", quiet)
+        return status
     try:
         chosen = studies.get(study)
     except studies.UnknownStudyError as e:
@@ -511,6 +521,45 @@ def reproduce(
     return EXIT_OK if bool(table["passed"].all()) else EXIT_FAILURE
 
 
+# ---------------------------------------------------------------------------
+# satcc report
+
+
+@cli.command(
+    epilog="""\b
+Examples:
+  satcc report results/queueing-theory
+  satcc report campaigns/mm1 --out mm1.html
+  satcc report results/queueing-theory campaigns/mm1 --out all.html"""
+)
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML file to write (self-contained: opens with no network).",
+)
+def report(sources: tuple[Path, ...], out: Path) -> int:
+    """Write an HTML report of study results and/or campaigns.
+
+    Each SOURCE is a study result folder (written by `satcc reproduce`) or a
+    campaign folder (written by `satcc sweep`). The page embeds its figures
+    and styles, so it opens in a browser with no network access.
+    """
+    from satcc import report as report_module
+
+    missing = [s for s in sources if not s.exists()]
+    if missing:
+        raise BadInput(f"{missing[0]}: no such file or folder")
+    try:
+        path = report_module.write_report(list(sources), out)
+    except report_module.ReportError as e:
+        raise BadInput(str(e)) from e
+    click.echo(f"wrote {path}")
+    return EXIT_OK
+
+
 def _list_studies(registry: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -522,6 +571,256 @@ def _list_studies(registry: dict[str, Any]) -> None:
     for name, study in sorted(registry.items()):
         table.add_row(name, study.title, str(len(study.references)))
     Console(highlight=False).print(table)
+
+
+# ---------------------------------------------------------------------------
+# satcc sweep
+
+
+@contextmanager
+def _sweep_errors() -> Iterator[None]:
+    """Scenario, sweep-request and campaign errors are the user's input: exit 2."""
+    from satcc.scenario import ScenarioError
+    from satcc.store import CampaignError
+    from satcc.sweeps import SweepError
+
+    try:
+        yield
+    except (ScenarioError, SweepError, CampaignError) as e:
+        raise BadInput(str(e)) from e
+
+
+_WALL_UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_wall(text: str) -> float:
+    """'1 h', '90 min', '30 s', '500 ms' or plain seconds -> seconds."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z]*)\s*", text)
+    if not m or (m.group(2) and m.group(2) not in _WALL_UNITS):
+        raise BadInput(f"bad --max-wall {text!r}: expected a time such as '1 h', '30 min', '90 s'")
+    seconds = float(m.group(1)) * _WALL_UNITS[m.group(2) or "s"]
+    if not seconds > 0:
+        raise BadInput(f"bad --max-wall {text!r}: must be positive")
+    return seconds
+
+
+@cli.command(
+    short_help="Run a scenario over a grid of values and seeds into a campaign.",
+    epilog="""\b
+Examples:
+  satcc sweep examples/mm1.toml --set 'sources.arrivals.rate=range(2, 10, 2) Mbps' --seeds 1..10
+  satcc sweep examples/geo_cbr.toml --set 'links.sat_up.rate=2 Mbps,4 Mbps' \
+--set 'run.seed=1,2'
+  satcc sweep examples/mm1.toml --zip 'sources.arrivals.rate=4 Mbps,8 Mbps' \
+--zip 'run.name=light,heavy' --campaign campaigns/mm1-zip
+  satcc sweep examples/mm1.toml --seeds 1..100 --executor dask --scheduler tcp://10.0.0.5:8786
+
+\b
+Running the same command again runs only what the campaign lacks (missing
+or failed runs); an interrupted sweep resumes where it stopped. Read the
+results with `satcc results CAMPAIGN`.""",
+)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=V1,V2,...",
+    help="The values KEY takes; every --set multiplies the grid. Each value is TOML when "
+    'valid TOML (3, 0.5, true, "x", [..], {..}), else text; \'range(START, STOP[, STEP]) '
+    "[UNIT]' gives numbers as Python's range, floats allowed. Repeatable.",
+)
+@click.option(
+    "--zip",
+    "zips",
+    multiple=True,
+    metavar="KEY=V1,V2,...",
+    help="Keys that vary together: all --zip lists have the same length and their i-th "
+    "values form one point. Repeatable.",
+)
+@click.option(
+    "--seeds",
+    metavar="SPEC",
+    help="Seeds of every point: 1..10 (inclusive), 1,2,7 or one number "
+    "(default: the scenario's run.seed).",
+)
+@click.option(
+    "--campaign",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The campaign folder (default: campaigns/<scenario name>).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask", "dask-local"]),
+    help="Where runs execute: local processes (default), a Dask cluster at --scheduler "
+    "(dask), or a Dask cluster started on this machine (dask-local).",
+)
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1), help="Parallel runs (default: number of CPUs)."
+)
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Dask scheduler address.")
+@click.option(
+    "--max-wall",
+    default="1 h",
+    show_default=True,
+    metavar="TIME",
+    help="Wall-clock budget per run; a run over it is recorded as failed, not retried.",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="How often a run whose worker died is retried.",
+)
+@click.option(
+    "--allow-version-mix",
+    is_flag=True,
+    help="Add to a campaign written by another satcc version (its runs are recomputed).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar; the final line only.")
+def sweep(
+    file: Path,
+    sets: tuple[str, ...],
+    zips: tuple[str, ...],
+    seeds: str | None,
+    campaign: Path | None,
+    executor: str | None,
+    jobs: int | None,
+    scheduler: str | None,
+    max_wall: str,
+    retries: int,
+    allow_version_mix: bool,
+    quiet: bool,
+) -> int:
+    """Run the scenario in FILE at every point of a grid, into a campaign folder.
+
+    Every point is validated before anything runs. Each finished run is stored
+    at once (Parquet parts in the campaign folder), so Ctrl-C or a kill loses
+    only the runs in flight. Prints "N runs: K done now, S skipped (already in
+    the store), F failed -> CAMPAIGN"; exit status 1 if any run failed.
+    """
+    from satcc.sweeps import SweepInterrupted
+    from satcc.sweeps import sweep as run_sweep
+
+    max_wall_s = parse_wall(max_wall)
+    scenario = load_scenario(file, ())
+    if executor is None:
+        executor = "dask" if scheduler else "local"
+    try:
+        with _sweep_errors():
+            store = run_sweep(
+                scenario,
+                set=list(sets),
+                zip=list(zips),
+                seeds=seeds,
+                campaign=campaign,
+                executor=executor,
+                jobs=jobs,
+                scheduler=scheduler,
+                max_wall_s=max_wall_s,
+                retries=retries,
+                allow_version_mix=allow_version_mix,
+                progress=_progress_wanted(quiet),
+            )
+    except SweepInterrupted as e:
+        click.echo(e.counts.line())
+        raise
+    counts = store.last_sweep
+    for key, error in counts.errors[:5]:
+        _note(f"run {key} failed: {error}", quiet)
+    if len(counts.errors) > 5:
+        _note(f"... and {len(counts.errors) - 5} more failed runs", quiet)
+    click.echo(counts.line())
+    return EXIT_FAILURE if counts.failed else EXIT_OK
+
+
+# ---------------------------------------------------------------------------
+# satcc results
+
+
+@cli.command(
+    short_help="Query a campaign's runs with SQL.",
+    epilog="""\b
+Examples:
+  satcc results campaigns/mm1
+  satcc results campaigns/mm1 "select count(*) from runs"
+  satcc results campaigns/mm1 "select param.\\"sources.arrivals.rate\\" as rate,
+      avg(\\"links.server.wait_mean_s\\") as wait from summary group by all order by 1"
+  satcc results campaigns/mm1 "select * from series where series = 'queue'" --csv > q.csv
+
+\b
+Views: runs (one row per run: key, status, seed, params, "param.KEY" columns
+and the struct param, wall_s, events, error, satcc_version, finished),
+summary (the ok runs joined with one column per summary figure), series
+(key, series, time_s, value).""",
+)
+@click.argument("campaign", type=click.Path(path_type=Path))
+@click.argument("query", metavar="[SQL]", required=False)
+@click.option("--csv", "as_csv", is_flag=True, help="Print the result as CSV.")
+def results(campaign: Path, query: str | None, as_csv: bool) -> int:
+    """Query CAMPAIGN with DuckDB SQL over the views runs, summary and series.
+
+    Without SQL, an overview: the runs ok and failed per parameter point.
+    """
+    from satcc.store import CampaignError
+    from satcc.store import results as open_campaign
+
+    try:
+        store = open_campaign(campaign)
+    except CampaignError as e:
+        raise BadInput(str(e)) from e
+    if query is None:
+        frame = store.overview()
+    else:
+        import duckdb
+
+        try:
+            frame = store.sql(query)
+        except duckdb.Error as e:
+            raise BadInput(f"SQL: {e}") from e
+    if as_csv:
+        click.echo(frame.to_csv(index=False), nl=False)
+    elif query is None:
+        _print_overview(store, frame)
+    else:
+        _print_frame(frame)
+    return EXIT_OK
+
+
+def _print_overview(store: Any, frame: Any) -> None:
+    meta = store.meta
+    ok = int(frame["ok"].sum()) if len(frame) else 0
+    failed = int(frame["failed"].sum()) if len(frame) else 0
+    click.echo(
+        f"{store.path}: scenario {meta.get('scenario')}, satcc {meta.get('satcc_version')}, "
+        f"{ok} runs ok, {failed} failed"
+    )
+    if len(frame.columns) > 2 and len(frame):
+        _print_frame(frame)
+
+
+def _print_frame(frame: Any) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
+    for column in frame.columns:
+        table.add_column(str(column), overflow="fold")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(_cell(v) for v in row))
+    Console(highlight=False, width=max(100, min(250, 20 * len(frame.columns)))).print(table)
+
+
+def _cell(value: Any) -> str:
+    if _missing(value):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
 # ---------------------------------------------------------------------------

@@ -104,6 +104,10 @@ class Executor(Protocol):
 
     def close(self) -> None: ...
 
+    def terminate(self) -> None:
+        """Stops at once, abandoning the runs in flight (Ctrl-C)."""
+        ...
+
 
 def default_jobs() -> int:
     try:
@@ -160,3 +164,15 @@ class LocalExecutor:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def terminate(self) -> None:
+        """Ends the worker processes now (Ctrl-C): close() would wait for the
+        runs in flight, up to their wall-clock budget. concurrent.futures has
+        no public way to stop a running worker, hence the pool's process
+        table."""
+        if self._pool is None:
+            return
+        for process in list(getattr(self._pool, "_processes", {}).values()):
+            process.terminate()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None

@@ -55,7 +55,7 @@ class Result:
 
     def to_dir(self, path: str | PathLike, overwrite: bool = True):
         """Writes summary.json, series/*.parquet, scenario.json and run.json atomically."""
-        from .results import write_result
+        from .result_folder import write_result
 
         return write_result(self, path, overwrite=overwrite)
 

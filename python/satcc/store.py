@@ -1,0 +1,648 @@
+"""The result store of a campaign: a folder of Parquet parts and one JSON file.
+
+    campaign.json                  what the campaign is; written once, atomically
+    runs/part-NNNNNN.parquet       one row per finished run (ok or failed)
+    summary/part-NNNNNN.parquet    one row per successful run: key + summary keys
+    series/part-NNNNNN.parquet     long table: key, series, time_s, value
+
+Writers only ever add whole files: a part is written under a hidden temporary
+name in its folder and then linked to a fresh `part-NNNNNN.parquet` name
+(never replacing an existing part, so two writers cannot clobber each other),
+so a reader sees a part completely or not at all and a `kill -9` loses only
+what was not yet written. Of one append, the summary and series parts are
+written before the runs part: a run counts as done only once its runs row
+exists, and by then its results are on disk. Files are not fsync'ed: a killed
+process loses nothing written, a power cut may.
+
+Readers (DuckDB, in memory, one connection per query: no database file to
+lock) de-duplicate by key, so a run written twice (a crash in the middle of
+compact(), two sweeps racing) counts once: `runs` keeps one row per key,
+preferring status "ok", then the latest; `summary` and `series` keep the rows
+of one part per key.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = ["Campaign", "CampaignError", "RunPoint", "results"]
+
+CAMPAIGN_FILE = "campaign.json"
+TABLES = ("runs", "summary", "series")
+PARAM_PREFIX = "param."
+_PART = re.compile(r"^part-(\d{6,})\.parquet$")
+_TMP_PREFIX = ".tmp-"
+# Temporary files older than this were left by a killed writer.
+_STALE_TMP_S = 3600.0
+
+# The fixed columns of runs, in order; the param.<key> columns follow params.
+_RUN_FIELDS: list[tuple[str, pa.DataType]] = [
+    ("key", pa.string()),
+    ("status", pa.string()),
+    ("seed", pa.int64()),
+    ("params", pa.string()),
+]
+_RUN_TAIL: list[tuple[str, pa.DataType]] = [
+    ("wall_s", pa.float64()),
+    ("events", pa.int64()),
+    ("error", pa.string()),
+    ("satcc_version", pa.string()),
+    ("finished", pa.string()),
+]
+_SQL_TYPES = {
+    pa.string(): "VARCHAR",
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE",
+}
+SERIES_COLUMNS = ("key", "series", "time_s", "value")
+
+
+class CampaignError(Exception):
+    """A folder that is not a campaign, or a campaign this sweep may not use."""
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """What the store records about a run besides its outcome."""
+
+    params: dict[str, Any]
+    seed: int
+
+
+def written(value: Any) -> str:
+    """A swept value as the user wrote it: the `param.<key>` column text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sql_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Campaign:
+    """A campaign folder: append finished runs, read them back as tables."""
+
+    def __init__(self, path: Path, meta: dict[str, Any]):
+        self.path = path
+        self.meta = meta
+        self._next_part: dict[str, int] = {}
+        # Filled by satcc.sweep with the counts of the invocation that returned it.
+        self.last_sweep: Any = None
+
+    # -- opening ------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], create_with: Mapping[str, Any] | None = None
+    ) -> Campaign:
+        """Open the campaign at `path`; with `create_with` (the campaign.json
+        contents) a missing campaign is created, else it is a CampaignError."""
+        folder = Path(path)
+        meta_path = folder / CAMPAIGN_FILE
+        if not meta_path.is_file():
+            if create_with is None:
+                if not folder.exists():
+                    raise CampaignError(f"{folder}: no such campaign folder")
+                raise CampaignError(
+                    f"{folder}: not a campaign folder (no {CAMPAIGN_FILE}; "
+                    "`satcc sweep` creates campaigns)"
+                )
+            if folder.exists() and not folder.is_dir():
+                raise CampaignError(f"{folder}: exists and is not a folder")
+            if folder.is_dir() and any(
+                p.name not in (*TABLES, CAMPAIGN_FILE) and not p.name.startswith(".")
+                for p in folder.iterdir()
+            ):
+                raise CampaignError(
+                    f"{folder}: exists, is not empty and is not a campaign "
+                    f"(no {CAMPAIGN_FILE}); refusing to write into it: choose another --campaign"
+                )
+            folder.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(dict(create_with), indent=2, sort_keys=False, default=str) + "\n"
+            tmp = _write_tmp_text(folder, text)
+            try:
+                os.link(tmp, meta_path)  # written once: a racing creator keeps its own
+            except FileExistsError:
+                pass
+            except OSError:
+                if not meta_path.exists():
+                    os.replace(tmp, meta_path)
+            finally:
+                tmp.unlink(missing_ok=True)
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise CampaignError(f"{meta_path}: unreadable campaign file: {e}") from e
+        if not isinstance(meta, dict):
+            raise CampaignError(f"{meta_path}: not a campaign file (expected a JSON object)")
+        for table in TABLES:
+            (folder / table).mkdir(exist_ok=True)
+        return cls(folder, meta)
+
+    def __repr__(self) -> str:
+        return (
+            f"<satcc.Campaign {str(self.path)!r} scenario={self.meta.get('scenario')!r} "
+            f"parameters={self.parameters}>"
+        )
+
+    @property
+    def version(self) -> str | None:
+        return self.meta.get("satcc_version")
+
+    @property
+    def parameters(self) -> list[str]:
+        """The swept keys: those of campaign.json, then any a later sweep added."""
+        keys = list(self.meta.get("parameters") or [])
+        for column in self._param_columns_on_disk():
+            name = column[len(PARAM_PREFIX) :]
+            if name not in keys:
+                keys.append(name)
+        return keys
+
+    # -- parts --------------------------------------------------------------
+
+    def parts(self, table: str) -> list[Path]:
+        folder = self.path / table
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if _PART.match(p.name))
+
+    def _claim(self, table: str, tmp: Path) -> Path:
+        """Give the finished temporary file a fresh part name, atomically."""
+        folder = self.path / table
+        n = self._next_part.get(table)
+        if n is None:
+            numbers = [int(_PART.match(p.name).group(1)) for p in self.parts(table)]
+            n = max(numbers, default=0) + 1
+        while True:
+            target = folder / f"part-{n:06d}.parquet"
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                n += 1
+                continue
+            except OSError:
+                # No hard links on this file system: a plain rename, still atomic.
+                if target.exists():
+                    n += 1
+                    continue
+                os.replace(tmp, target)
+            break
+        tmp.unlink(missing_ok=True)
+        self._next_part[table] = n + 1
+        return target
+
+    def _write_part(self, table: str, data: pa.Table) -> Path:
+        tmp = self.path / table / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.parquet"
+        try:
+            pq.write_table(data.replace_schema_metadata(None), tmp, compression="zstd")
+            return self._claim(table, tmp)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    # -- writing ------------------------------------------------------------
+
+    def append(
+        self,
+        outcomes: Iterable[Any],
+        points: Mapping[str, RunPoint] | Sequence[RunPoint],
+    ) -> None:
+        """Store finished runs: `outcomes` (satcc.executors.Outcome) with the
+        point (params, seed) each ran, by key or in the same order."""
+        outcomes = list(outcomes)
+        if not outcomes:
+            return
+        if isinstance(points, Mapping):
+            chosen = [points[o.key] for o in outcomes]
+        else:
+            chosen = list(points)
+            if len(chosen) != len(outcomes):
+                raise ValueError("append: one point per outcome is needed")
+        finished = _now()
+        summary_rows = []
+        series_frames = []
+        run_rows = []
+        for outcome, point in zip(outcomes, chosen, strict=True):
+            info = outcome.info or {}
+            run_rows.append(
+                {
+                    "key": outcome.key,
+                    "status": "ok" if outcome.ok else "failed",
+                    "seed": int(point.seed),
+                    "params": json.dumps(point.params, ensure_ascii=False),
+                    **{PARAM_PREFIX + k: written(v) for k, v in point.params.items()},
+                    "wall_s": _float_or_none(info.get("wall_s")),
+                    "events": _int_or_none(info.get("events")),
+                    "error": None if outcome.ok else (outcome.error or "failed"),
+                    "satcc_version": info.get("satcc_version") or _version(),
+                    "finished": finished,
+                }
+            )
+            if outcome.ok:
+                summary_rows.append({"key": outcome.key, **(outcome.summary or {})})
+                for name, (times, values) in (outcome.series or {}).items():
+                    series_frames.append(
+                        pa.table(
+                            {
+                                "key": pa.array([outcome.key] * len(times), pa.string()),
+                                "series": pa.array([name] * len(times), pa.string()),
+                                "time_s": pa.array(times, pa.float64()),
+                                "value": pa.array(values, pa.float64()),
+                            }
+                        )
+                    )
+        # Results first, the runs row last: a run is done only once all is on disk.
+        if summary_rows:
+            self._write_part("summary", _summary_table(summary_rows))
+        if series_frames:
+            self._write_part("series", pa.concat_tables(series_frames))
+        self._write_part("runs", _runs_table(run_rows))
+
+    def compact(self) -> None:
+        """Merge each table's parts into one: the merged part is written (with
+        rows de-duplicated by key) before the parts it covers are deleted, so
+        a crash at any moment loses nothing (readers de-duplicate)."""
+        self._remove_stale_tmp()
+        for table in TABLES:
+            parts = self.parts(table)
+            if len(parts) < 2:
+                continue
+            files = "[" + ", ".join(_sql_string(str(p)) for p in parts) + "]"
+            source = f"read_parquet({files}, union_by_name=true, filename=true)"
+            query = f"select * exclude (filename) from {source} {_dedup(table)}"
+            tmp = self.path / table / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.parquet"
+            con = _connect()
+            try:
+                merged = con.sql(query).to_arrow_table()
+            finally:
+                con.close()
+            if table == "series":
+                merged = merged.sort_by([("key", "ascending"), ("series", "ascending")])
+            try:
+                pq.write_table(merged.replace_schema_metadata(None), tmp, compression="zstd")
+                self._claim(table, tmp)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+            for part in parts:
+                part.unlink(missing_ok=True)
+
+    def _remove_stale_tmp(self) -> None:
+        now = time.time()
+        for table in TABLES:
+            folder = self.path / table
+            if not folder.is_dir():
+                continue
+            for p in folder.iterdir():
+                if p.name.startswith(_TMP_PREFIX):
+                    try:
+                        if now - p.stat().st_mtime > _STALE_TMP_S:
+                            p.unlink()
+                    except OSError:
+                        pass
+
+    # -- reading ------------------------------------------------------------
+
+    def done_keys(self) -> set[str]:
+        """Keys with a row of status "ok": the runs a sweep need not repeat."""
+        parts = self.parts("runs")
+        if not parts:
+            return set()
+        keys: set[str] = set()
+        for part in parts:
+            t = pq.read_table(part, columns=["key", "status"])
+            status = t.column("status").to_pylist()
+            keys.update(
+                k for k, s in zip(t.column("key").to_pylist(), status, strict=True) if s == "ok"
+            )
+        return keys
+
+    def _param_columns_on_disk(self) -> list[str]:
+        columns: list[str] = []
+        for part in self.parts("runs"):
+            for name in pq.read_schema(part).names:
+                if name.startswith(PARAM_PREFIX) and name not in columns:
+                    columns.append(name)
+        return columns
+
+    def connect(self) -> Any:
+        """A fresh in-memory DuckDB connection with the views runs, summary and
+        series over this campaign's parts (close it when done)."""
+        con = _connect()
+        try:
+            self._create_views(con)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _create_views(self, con: Any) -> None:
+        params = [PARAM_PREFIX + k for k in self.meta.get("parameters") or []]
+        run_parts = self.parts("runs")
+        if run_parts:
+            source = f"read_parquet({self._glob('runs')}, union_by_name=true, filename=true)"
+            con.execute(
+                f"create view runs_raw as select * exclude (filename) from {source} "
+                f"{_dedup('runs')}"
+            )
+            on_disk = [
+                r[0]
+                for r in con.execute("select name from pragma_table_info('runs_raw')").fetchall()
+            ]
+            missing = [p for p in params if p not in on_disk]
+            extra = ", ".join(f"NULL::VARCHAR as {_sql_ident(p)}" for p in missing)
+            con.execute(
+                "create view runs_flat as select *"
+                + (f", {extra}" if extra else "")
+                + " from runs_raw"
+            )
+        else:
+            fields = _RUN_FIELDS + [(p, pa.string()) for p in params] + _RUN_TAIL
+            cols = ", ".join(f"NULL::{_SQL_TYPES[t]} as {_sql_ident(n)}" for n, t in fields)
+            con.execute(f"create view runs_flat as select {cols} where false")
+        columns = [
+            r[0] for r in con.execute("select name from pragma_table_info('runs_flat')").fetchall()
+        ]
+        param_cols = [c for c in columns if c.startswith(PARAM_PREFIX)]
+        # `param` is a struct of the swept values, so that param."links.sat.rate"
+        # reads as written; the flat columns stay for tools that want them.
+        if param_cols:
+            struct = ", ".join(
+                f"{_sql_ident(c[len(PARAM_PREFIX) :])} := {_sql_ident(c)}" for c in param_cols
+            )
+            con.execute(
+                f"create view runs as select *, struct_pack({struct}) as param from runs_flat"
+            )
+        else:
+            con.execute("create view runs as select * from runs_flat")
+
+        if self.parts("summary"):
+            source = f"read_parquet({self._glob('summary')}, union_by_name=true, filename=true)"
+            con.execute(
+                f"create view summary_raw as select * exclude (filename) from {source} "
+                f"{_dedup('summary')}"
+            )
+            con.execute(
+                "create view summary as select r.*, s.* exclude (key) from runs r "
+                "join summary_raw s on r.key = s.key where r.status = 'ok'"
+            )
+        else:
+            con.execute("create view summary as select * from runs where false")
+
+        if self.parts("series"):
+            source = f"read_parquet({self._glob('series')}, union_by_name=true, filename=true)"
+            con.execute(
+                f"create view series as select * exclude (filename) from {source} "
+                f"{_dedup('series')}"
+            )
+        else:
+            con.execute(
+                "create view series as select NULL::VARCHAR as key, NULL::VARCHAR as series, "
+                "NULL::DOUBLE as time_s, NULL::DOUBLE as value where false"
+            )
+
+    def _glob(self, table: str) -> str:
+        return _sql_string(str(self.path / table / "part-*.parquet"))
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """Run a DuckDB query over the views runs, summary and series."""
+        con = self.connect()
+        try:
+            return con.execute(query).df()
+        finally:
+            con.close()
+
+    def runs(self) -> pd.DataFrame:
+        """One row per run (ok or failed), by key."""
+        return self.sql(f"select {self._columns()} from runs order by {self._order()}")
+
+    def summary(self) -> pd.DataFrame:
+        """The successful runs joined with their summary columns."""
+        return self.sql(f"select {self._columns()} from summary order by {self._order()}")
+
+    def series(self, name: str) -> pd.DataFrame:
+        """The time series `name` of every successful run, long: key, seed, the
+        param.<key> columns, time_s, value."""
+        con = self.connect()
+        try:
+            names = [r[0] for r in con.execute("select distinct series from series").fetchall()]
+            if names and name not in names:
+                known = ", ".join(sorted(names))
+                raise KeyError(f"no series named {name!r} (series: {known})")
+            params = [
+                _sql_ident(r[0])
+                for r in con.execute("select name from pragma_table_info('runs_flat')").fetchall()
+                if r[0].startswith(PARAM_PREFIX)
+            ]
+            cols = ", ".join(
+                ["s.key", "r.seed", *(f"r.{p}" for p in params), "s.time_s", "s.value"]
+            )
+            order = ", ".join([*params, "r.seed", "s.key", "s.time_s"])
+            return con.execute(
+                f"select {cols} from series s join runs r on r.key = s.key "
+                f"where s.series = ? and r.status = 'ok' order by {order}",
+                [name],
+            ).df()
+        finally:
+            con.close()
+
+    def overview(self) -> pd.DataFrame:
+        """Runs ok and failed per parameter point, in the natural order of the
+        swept values ("2 Mbps" before "10 Mbps")."""
+        columns = [PARAM_PREFIX + k for k in self.parameters]
+        group = ", ".join(_sql_ident(c) for c in columns)
+        frame = self.sql(
+            f"select {group + ', ' if group else ''}"
+            "count(*) filter (where status = 'ok') as ok, "
+            "count(*) filter (where status = 'failed') as failed from runs"
+            + (f" group by {group}" if group else "")
+        )
+        if columns and len(frame):
+            ranks = {c: {v: i for i, v in enumerate(_ordered(set(frame[c])))} for c in columns}
+            order = sorted(
+                range(len(frame)),
+                key=lambda i: tuple(ranks[c][frame[c].iloc[i]] for c in columns),
+            )
+            frame = frame.iloc[order].reset_index(drop=True)
+        return frame
+
+    def _columns(self) -> str:
+        # The struct `param` exists only when something was swept.
+        return "* exclude (param)" if self.parameters else "*"
+
+    def _order(self) -> str:
+        params = [_sql_ident(PARAM_PREFIX + k) for k in self.parameters]
+        return ", ".join([*params, "seed", "key"])
+
+    def to_xarray(self, metric: str) -> Any:
+        """The summary figure `metric` as an xarray DataArray with one dimension
+        per swept key (coordinates: the values as swept) and one for the seed;
+        missing runs are NaN."""
+        import numpy as np
+        import xarray as xr
+
+        frame = self.summary()
+        if metric not in frame.columns and len(frame):
+            close = [c for c in frame.columns if metric in c][:5]
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise KeyError(f"no summary figure named {metric!r}{hint}")
+        keys = self.parameters
+        dims = [*keys, "seed"]
+        if not len(frame):
+            return xr.DataArray(
+                np.empty((0,) * len(dims)), dims=dims, coords={d: [] for d in dims}, name=metric
+            )
+        values = [json.loads(p) for p in frame["params"]]
+        coords: dict[str, list[Any]] = {}
+        index_columns = {}
+        for k in keys:
+            column = [_coordinate(v.get(k)) for v in values]
+            index_columns[k] = column
+            coords[k] = _ordered(set(column))
+        index_columns["seed"] = frame["seed"].astype("int64").tolist()
+        coords["seed"] = sorted(set(index_columns["seed"]))
+        index = pd.MultiIndex.from_arrays([index_columns[d] for d in dims], names=dims)
+        series = pd.Series(pd.to_numeric(frame[metric], errors="coerce").to_numpy(), index=index)
+        series = series[~series.index.duplicated(keep="first")]
+        full = pd.MultiIndex.from_product([coords[d] for d in dims], names=dims)
+        data = series.reindex(full).to_numpy().reshape([len(coords[d]) for d in dims])
+        return xr.DataArray(data, dims=dims, coords=coords, name=metric)
+
+
+def _coordinate(value: Any) -> Any:
+    # Coordinates must be hashable scalars: lists and tables become their text.
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return written(value)
+
+
+_LEADING_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
+
+
+def _ordered(values: set[Any]) -> list[Any]:
+    """Coordinates in a natural order: numbers by value, "4 Mbps" before
+    "10 Mbps" (by unit, then number), anything else as text."""
+
+    def sort_key(v: Any) -> tuple:
+        if isinstance(v, bool) or v is None:
+            return (2, str(v), 0.0, "")
+        if isinstance(v, int | float):
+            return (0, "", float(v), "")
+        m = _LEADING_NUMBER.match(str(v))
+        if m:
+            scale = _unit_scale(m.group(2))
+            return (1, "" if scale else m.group(2), float(m.group(1)) * (scale or 1.0), str(v))
+        return (2, str(v), 0.0, "")
+
+    return sorted(values, key=sort_key)
+
+
+def _unit_scale(unit: str) -> float | None:
+    """Rates, times and sizes compare by their value in base units."""
+    from satcc import units
+
+    for parse in (units.parse_rate, units.parse_time, units.parse_size):
+        try:
+            return float(parse(f"1 {unit}"))
+        except Exception:
+            continue
+    return None
+
+
+def _dedup(table: str) -> str:
+    if table == "runs":
+        return (
+            "qualify row_number() over (partition by key order by (status = 'ok') desc, "
+            "finished desc, filename) = 1"
+        )
+    if table == "summary":
+        return "qualify row_number() over (partition by key order by filename) = 1"
+    return "qualify filename = min(filename) over (partition by key)"
+
+
+def _connect() -> Any:
+    import duckdb
+
+    return duckdb.connect(":memory:")
+
+
+def _runs_table(rows: list[dict[str, Any]]) -> pa.Table:
+    params: list[str] = []
+    for row in rows:
+        for name in row:
+            if name.startswith(PARAM_PREFIX) and name not in params:
+                params.append(name)
+    fields = _RUN_FIELDS + [(p, pa.string()) for p in params] + _RUN_TAIL
+    schema = pa.schema(fields)
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _summary_table(rows: list[dict[str, Any]]) -> pa.Table:
+    names: list[str] = []
+    for row in rows:
+        for name in row:
+            if name not in names:
+                names.append(name)
+    columns = {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        try:
+            columns[name] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            # Mixed kinds (a number in one run, text in another): keep the text.
+            columns[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
+        if pa.types.is_integer(columns[name].type) and any(isinstance(v, float) for v in values):
+            columns[name] = columns[name].cast(pa.float64())
+    return pa.table(columns)
+
+
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _version() -> str:
+    from satcc import _core
+
+    return _core.version()
+
+
+def _write_tmp_text(folder: Path, text: str) -> Path:
+    tmp = folder / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.json"
+    tmp.write_text(text, encoding="utf-8")
+    return tmp
+
+
+def results(path: str | os.PathLike[str]) -> Campaign:
+    """The campaign at `path`, to read (a CampaignError if it is not one)."""
+    return Campaign.open(path)

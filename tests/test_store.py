@@ -1,0 +1,183 @@
+# The campaign store (docs/campaigns.md): atomic parts, de-duplication by
+# key, compaction, empty campaigns, the DuckDB views, pandas and xarray
+# read-back, and `satcc results`.
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import satcc
+from satcc import _core
+from satcc.cli import run_cli
+from satcc.executors import Outcome
+from satcc.store import Campaign, CampaignError, RunPoint, results
+from satcc.sweeps import sweep as run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+MM1 = ROOT / "examples" / "mm1.toml"
+RATE = "sources.arrivals.rate"
+WAIT = "links.server.wait_mean_s"
+
+
+def meta(parameters=("a",)):
+    return {
+        "satcc_version": _core.version(),
+        "created": "2026-01-01T00:00:00+00:00",
+        "scenario": "test",
+        "base_description": None,
+        "parameters": list(parameters),
+    }
+
+
+def ok(key, value=1.0, series=True):
+    return Outcome(
+        key,
+        True,
+        summary={"x": value, "run.stop_reason": "time"},
+        series={"q": ([0.0, 1.0], [value, value + 1])} if series else {},
+        info={"wall_s": 0.1, "events": 10, "satcc_version": _core.version()},
+    )
+
+
+def failed(key):
+    return Outcome(key, False, error="RuntimeError: boom", info={"wall_s": 0.2})
+
+
+@pytest.fixture(scope="module")
+def mm1_campaign(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mm1")
+    text = MM1.read_text().replace('duration = "600 s"', 'duration = "20 s"')
+    scenario = tmp / "mm1.toml"
+    scenario.write_text(text)
+    campaign = tmp / "campaign"
+    run_sweep(
+        scenario,
+        set={RATE: ["2 Mbps", "8 Mbps", "4 Mbps"]},
+        seeds="1..3",
+        campaign=campaign,
+        jobs=1,
+    )
+    return campaign
+
+
+def test_open_refuses_what_is_not_a_campaign(tmp_path):
+    with pytest.raises(CampaignError, match="no such campaign"):
+        results(tmp_path / "missing")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(CampaignError, match="not a campaign"):
+        results(tmp_path / "folder")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("precious")
+    with pytest.raises(CampaignError, match="not empty"):
+        Campaign.open(tmp_path / "mine", create_with=meta())
+
+
+def test_campaign_json_written_once(tmp_path):
+    c = Campaign.open(tmp_path / "c", create_with=meta())
+    assert c.meta["parameters"] == ["a"]
+    again = Campaign.open(tmp_path / "c", create_with=meta(("b",)))
+    assert again.meta["parameters"] == ["a"]
+    assert json.loads((tmp_path / "c" / "campaign.json").read_text())["scenario"] == "test"
+    assert not [p for p in (tmp_path / "c").rglob(".tmp-*")]
+
+
+def test_empty_campaign_queries_work(tmp_path):
+    c = Campaign.open(tmp_path / "c", create_with=meta())
+    runs = c.runs()
+    assert len(runs) == 0
+    assert {"key", "status", "seed", "params", "param.a", "wall_s", "error"} <= set(runs.columns)
+    assert len(c.summary()) == 0
+    assert list(c.series("q").columns)[:2] == ["key", "seed"]
+    assert c.sql("select count(*) as n from runs")["n"].iloc[0] == 0
+    assert c.sql("select count(*) as n from series")["n"].iloc[0] == 0
+    assert c.done_keys() == set()
+    assert c.to_xarray("x").dims == ("a", "seed")
+
+
+def test_append_dedup_and_compact(tmp_path):
+    c = Campaign.open(tmp_path / "c", create_with=meta())
+    c.append([failed("k1")], {"k1": RunPoint({"a": 1}, 1)})
+    c.append([ok("k2", 2.0)], [RunPoint({"a": 2}, 1)])
+    assert c.done_keys() == {"k2"}
+    c.append([ok("k1", 1.0)], {"k1": RunPoint({"a": 1}, 1)})
+    # The same run written twice (a crash during compaction, a race): counted once.
+    c.append([ok("k2", 2.0)], [RunPoint({"a": 2}, 1)])
+    assert len(c.parts("runs")) == 4
+    assert c.done_keys() == {"k1", "k2"}
+
+    def check():
+        runs = c.runs()
+        assert list(runs["key"]) == ["k1", "k2"] and set(runs["status"]) == {"ok"}
+        assert list(runs["param.a"]) == ["1", "2"]
+        assert [json.loads(p) for p in runs["params"]] == [{"a": 1}, {"a": 2}]
+        summary = c.summary()
+        assert list(summary["x"]) == [1.0, 2.0]
+        assert list(summary["seed"]) == [1, 1]
+        q = c.series("q")
+        assert len(q) == 4 and list(q["value"]) == [1.0, 2.0, 2.0, 3.0]
+
+    check()
+    c.compact()
+    assert [len(c.parts(t)) for t in ("runs", "summary", "series")] == [1, 1, 1]
+    check()
+    # A crash after the merged part was written but before the parts were
+    # deleted leaves duplicates; readers still count each run once.
+    c.append([ok("k1", 1.0)], {"k1": RunPoint({"a": 1}, 1)})
+    check()
+    assert not [p for p in c.path.rglob(".tmp-*")]
+    assert all(re.fullmatch(r"part-\d{6}\.parquet", p.name) for p in c.path.rglob("*.parquet"))
+
+
+def test_summary_joins_params(mm1_campaign):
+    c = satcc.results(mm1_campaign)
+    summary = c.summary()
+    assert len(summary) == 9
+    assert {"key", "seed", f"param.{RATE}", WAIT, "run.events"} <= set(summary.columns)
+    assert (summary["run.seed"] == summary["seed"]).all()
+    # Natural order: rates as numbers, not as text.
+    frame = c.sql(f'select param."{RATE}" as rate, avg("{WAIT}") as wait from summary group by all')
+    waits = dict(zip(frame["rate"], frame["wait"], strict=True))
+    assert waits["2 Mbps"] < waits["4 Mbps"] < waits["8 Mbps"]
+
+
+def test_to_xarray_dims(mm1_campaign):
+    arr = satcc.results(mm1_campaign).to_xarray(WAIT)
+    assert arr.dims == (RATE, "seed")
+    assert list(arr.coords[RATE].values) == ["2 Mbps", "4 Mbps", "8 Mbps"]
+    assert list(arr.coords["seed"].values) == [1, 2, 3]
+    assert arr.shape == (3, 3) and not arr.isnull().any()
+    means = arr.mean("seed").values
+    assert means[0] < means[1] < means[2]
+    with pytest.raises(KeyError):
+        satcc.results(mm1_campaign).to_xarray("no.such.metric")
+
+
+def test_series_long(mm1_campaign):
+    q = satcc.results(mm1_campaign).series("queue")
+    assert list(q.columns) == ["key", "seed", f"param.{RATE}", "time_s", "value"]
+    assert q["key"].nunique() == 9
+    with pytest.raises(KeyError, match="queue"):
+        satcc.results(mm1_campaign).series("nope")
+
+
+def test_cli_results(mm1_campaign, capsys):
+    assert run_cli(["results", str(mm1_campaign), "select count(*) as n from runs"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\bn\b", out) and re.search(r"\b9\b", out)
+    assert run_cli(["results", str(mm1_campaign), "select count(*) as n from runs", "--csv"]) == 0
+    assert capsys.readouterr().out == "n\n9\n"
+    assert run_cli(["results", str(mm1_campaign)]) == 0
+    out = capsys.readouterr().out
+    assert "9 runs ok, 0 failed" in out
+    assert out.index("2 Mbps") < out.index("4 Mbps") < out.index("8 Mbps")
+    assert run_cli(["results", str(mm1_campaign), "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"param.{RATE},ok,failed" and len(lines) == 4
+
+
+def test_cli_results_errors(tmp_path, mm1_campaign, capsys):
+    assert run_cli(["results", str(tmp_path)]) == 2
+    assert "not a campaign" in capsys.readouterr().err
+    assert run_cli(["results", str(mm1_campaign), "select nope from runs"]) == 2
+    assert "error: SQL:" in capsys.readouterr().err
