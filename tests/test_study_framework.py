@@ -299,3 +299,25 @@ def test_queueing_metrics_from_a_summary():
     }
     m = queueing_theory.metrics(summary, spec)
     assert m == {"Wq_s": 0.002, "Lq_packets": 2.1, "little_ratio": pytest.approx(1.05)}
+
+
+def test_a_reproduction_resumes_from_its_campaign(tmp_path):
+    # Runs go through a campaign store: a second reproduction reuses them,
+    # and one that lost runs (as if interrupted) computes only those.
+    import pandas as pd
+    from satcc import _core
+    from satcc.studies import get
+    from satcc.studies.framework import reproduce
+
+    study = get("queueing-theory")
+    first = reproduce(study, quick=True, out=tmp_path, progress=False, show=False)
+    campaign = tmp_path / f"campaign-{_core.version()}"
+    parts = sorted((campaign / "runs").glob("part-*.parquet"))
+    n_runs = len(study.runs(True)) * len(study.seeds(True))
+    assert len(parts) == n_runs
+    for part in parts[::2]:  # lose every other run
+        part.unlink()
+    again = reproduce(study, quick=True, out=tmp_path, progress=False, show=False)
+    after = sorted((campaign / "runs").glob("part-*.parquet"))
+    assert len(after) == n_runs  # only the lost half was recomputed
+    pd.testing.assert_frame_equal(first, again)

@@ -193,6 +193,82 @@ def execute(
         return _execute_pool(specs, tasks, jobs, worker, advance)
 
 
+def execute_in_campaign(
+    specs: list[RunSpec],
+    seeds: list[int],
+    campaign: str | os.PathLike[str],
+    *,
+    study: str = "study",
+    jobs: int | None = None,
+    progress: bool = False,
+) -> dict[tuple[int, int], dict[str, Any]]:
+    """Like `execute`, but every run goes through a campaign store
+    (docs/campaigns.md): runs already there are read back, not recomputed,
+    and each finished run is stored at once, so an interrupted reproduction
+    resumes where it stopped. The campaign folder is per satcc version (run
+    keys include it), so results of two versions are never mixed."""
+    from satcc import _core
+    from satcc.executors import LocalExecutor, Task
+    from satcc.scenario import Scenario, normalised_json
+    from satcc.store import Campaign, RunPoint
+    from satcc.sweeps import run_key
+
+    planned: dict[str, tuple[int, int, str]] = {}
+    for i, spec in enumerate(specs):
+        for seed in seeds:
+            description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
+            planned[run_key(description)] = (i, seed, description)
+    store = Campaign.open(
+        campaign,
+        create_with={
+            "satcc_version": _core.version(),
+            "created": pd.Timestamp.now(tz="UTC").isoformat(),
+            "scenario": study,
+            "base_description": None,
+            "parameters": ["run"],
+        },
+    )
+    done = store.done_keys() & planned.keys()
+    results = {}
+    if done:
+        stored = store.summary().set_index("key")
+        summary_columns = [c for c in stored.columns if "." in c and not c.startswith("param.")]
+        for key in done:
+            row = stored.loc[key, summary_columns]
+            i, seed, _ = planned[key]
+            results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not _is_missing(v)}
+    pending = [k for k in planned if k not in done]
+    points = {k: RunPoint({"run": specs[planned[k][0]].label}, planned[k][1]) for k in pending}
+    executor = LocalExecutor(jobs=max(1, min(jobs or default_jobs(), len(pending) or 1)))
+    try:
+        with _ProgressBar(progress, study, len(planned)) as advance:
+            for _ in done:
+                advance()
+            for outcome in executor.run(Task(k, planned[k][2]) for k in pending):
+                store.append([outcome], points)
+                i, seed, _ = planned[outcome.key]
+                if not outcome.ok:
+                    raise RunFailed(
+                        f"run {specs[i].label!r} with seed {seed} failed: {outcome.error}"
+                    )
+                results[(i, seed)] = outcome.summary
+                advance()
+    except BaseException:
+        executor.terminate()
+        raise
+    executor.close()
+    return results
+
+
+def _plain(value: Any) -> Any:
+    # Parquet gives numpy scalars back; the metric functions expect numbers.
+    return value.item() if hasattr(value, "item") else value
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _run_failed(spec: RunSpec, task: _Task, error: Exception) -> RunFailed:
     return RunFailed(f"run {spec.label!r} with seed {task.seed} failed: {error}")
 
@@ -507,14 +583,31 @@ def reproduce(
     """Run `study`, compare with its references, print and write the table.
 
     Returns the comparison table (columns TABLE_COLUMNS). `out` defaults to
-    results/<study>/; nothing is written there until every run has finished.
+    results/<study>/. The runs go through a campaign store in
+    <out>/campaign-<satcc version>/, so an interrupted reproduction resumes
+    and a repeated one reuses its runs; the tables are written once every
+    run has finished. A custom `worker` (tests) runs without a store.
     """
+    from satcc import _core
+
     specs = study.runs(quick)
     seeds = list(study.seeds(quick))
-    summaries = execute(specs, seeds, jobs=jobs, progress=progress, title=study.name, worker=worker)
+    out_dir = Path(out) if out is not None else Path("results") / study.name
+    if worker is run_one:
+        summaries = execute_in_campaign(
+            specs,
+            seeds,
+            out_dir / f"campaign-{_core.version()}",
+            study=study.name,
+            jobs=jobs,
+            progress=progress,
+        )
+    else:
+        summaries = execute(
+            specs, seeds, jobs=jobs, progress=progress, title=study.name, worker=worker
+        )
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run))
-    out_dir = Path(out) if out is not None else Path("results") / study.name
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
     if show:
         print_comparison(study, table, console or Console(), quick=quick)
