@@ -216,7 +216,10 @@ def execute_in_campaign(
     planned: dict[str, tuple[int, int, str]] = {}
     for i, spec in enumerate(specs):
         for seed in seeds:
-            description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
+            try:
+                description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
+            except Exception as e:  # the study's own scenario: a bug, not user input
+                raise _run_failed(spec, _Task(i, seed), e) from e
             planned[run_key(description)] = (i, seed, description)
     store = Campaign.open(
         campaign,
