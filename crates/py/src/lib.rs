@@ -7,9 +7,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use satcc_core::scenario::{summary, Description, World};
 
-/// A built simulation, advanced in chunks so Python can show progress and
+/// A built simulation (Send: a Dask worker thread may create it and another
+/// thread drop it), advanced in chunks so Python can show progress and
 /// stay interruptible (Ctrl-C between chunks).
-#[pyclass(unsendable)]
+#[pyclass]
 struct Simulation {
     world: World,
 }
