@@ -93,10 +93,8 @@ impl OnOff {
 mod tests {
     use super::*;
 
-    #[test]
-    fn deterministic_duty_cycle_gives_mean_rate() {
-        // 1 Mb/s peak, 10 ms ON, 30 ms OFF → 250 kb/s on average.
-        let e = Emitter {
+    fn emitter(seconds: u64) -> Emitter {
+        Emitter {
             flow: 0,
             src_node: 0,
             dst_node: 1,
@@ -104,13 +102,27 @@ mod tests {
             priority: 0,
             clp: 0,
             start: Time(0),
-            stop: Time(10 * PS_PER_S),
+            stop: Time(seconds * PS_PER_S),
             sent_packets: 0,
             sent_bytes: 0,
-        };
+        }
+    }
+
+    /// Runs a source to its stop time; returns its mean rate in b/s.
+    fn mean_rate(mut s: OnOff, seconds: u64) -> f64 {
+        while s.poll_at() != Time::NEVER {
+            let t = s.poll_at();
+            s.poll(t).unwrap();
+        }
+        s.emitter.sent_bytes as f64 * 8.0 / seconds as f64
+    }
+
+    #[test]
+    fn deterministic_duty_cycle_gives_mean_rate() {
+        // 1 Mb/s peak, 10 ms ON, 30 ms OFF → 250 kb/s on average.
         let ms = Duration::from_millis(1);
-        let mut s = OnOff::new(
-            e,
+        let s = OnOff::new(
+            emitter(10),
             SizeDist::Constant(125),
             1e6,
             Duration(10 * ms.0),
@@ -118,11 +130,7 @@ mod tests {
             Periods::Deterministic,
             RngStream::new(1, "o"),
         );
-        while s.poll_at() != Time::NEVER {
-            let t = s.poll_at();
-            s.poll(t).unwrap();
-        }
-        let rate = s.emitter.sent_bytes as f64 * 8.0 / 10.0;
+        let rate = mean_rate(s, 10);
         assert!((rate - 250e3).abs() / 250e3 < 0.001, "{rate}");
     }
 
@@ -130,21 +138,9 @@ mod tests {
     fn short_periods_do_not_bias_the_mean_rate() {
         // ON and OFF of 1 ms mean, packets of 1 ms at the peak: a fresh
         // packet at every ON start would give about 0.7 of the peak.
-        let e = Emitter {
-            flow: 0,
-            src_node: 0,
-            dst_node: 1,
-            dst_agent: 0,
-            priority: 0,
-            clp: 0,
-            start: Time(0),
-            stop: Time(200 * PS_PER_S),
-            sent_packets: 0,
-            sent_bytes: 0,
-        };
         let ms = Duration::from_millis(1);
-        let mut s = OnOff::new(
-            e,
+        let s = OnOff::new(
+            emitter(200),
             SizeDist::Constant(1000),
             8e6,
             ms,
@@ -152,11 +148,7 @@ mod tests {
             Periods::Exponential,
             RngStream::new(1, "o"),
         );
-        while s.poll_at() != Time::NEVER {
-            let t = s.poll_at();
-            s.poll(t).unwrap();
-        }
-        let rate = s.emitter.sent_bytes as f64 * 8.0 / 200.0;
+        let rate = mean_rate(s, 200);
         assert!((rate - 4e6).abs() / 4e6 < 0.01, "{rate}");
     }
 }
