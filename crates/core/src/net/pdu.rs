@@ -24,8 +24,30 @@ pub struct TcpHeader {
     pub sack: [(u32, u32); 3],
 }
 
-/// The header of a PDU. ATM cells, RM cells and DVB-RCS frames join as
-/// variants when those layers land; the enum stays `Copy` and small.
+/// ATM cell header fields (ITU-T I.361) and the AAL5 reassembly fields the
+/// models carry instead of payload bytes. Plain data here, so `net` imports
+/// nothing from above; the PTI helpers and their meaning live in
+/// `atm::cell`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AtmCellHeader {
+    /// 8 bits at the UNI, 12 at the NNI.
+    pub vpi: u16,
+    pub vci: u16,
+    /// Payload type, 3 bits.
+    pub pti: u8,
+    /// Cell loss priority bit. Queues read `Pdu::clp`; `atm::cell::cell_pdu`
+    /// keeps the two equal.
+    pub clp: u8,
+    /// Model-only AAL5 fields: the cell's frame on its VC, its index in the
+    /// frame, and the CPCS-SDU length the trailer carries (last cell). They
+    /// stand in for the CRC-32 and length check over unsimulated bytes.
+    pub frame: u32,
+    pub index: u16,
+    pub sdu_len: u16,
+}
+
+/// The header of a PDU. RM cells and DVB-RCS frames join as variants when
+/// those layers land; the enum stays `Copy` and small.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Header {
     /// A plain IP datagram with no transport state (the CBR, Poisson and
@@ -37,6 +59,8 @@ pub enum Header {
         dst_port: u16,
     },
     Tcp(TcpHeader),
+    /// A 53-byte ATM cell (`atm::cell`).
+    AtmCell(AtmCellHeader),
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
