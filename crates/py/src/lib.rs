@@ -5,6 +5,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use satcc_core::apps::fgn::paxson_fgn;
+use satcc_core::engine::RngStream;
 use satcc_core::scenario::{summary, Description, World};
 
 /// A built simulation (Send: a Dask worker thread may create it and another
@@ -84,9 +86,27 @@ fn version() -> &'static str {
     satcc_core::VERSION
 }
 
+/// n samples of zero-mean, unit-variance fractional Gaussian noise (Paxson's
+/// FFT method) from the stream (seed, name), as little-endian f64 bytes.
+#[pyfunction]
+fn fgn<'py>(
+    py: Python<'py>,
+    n: usize,
+    hurst: f64,
+    seed: u64,
+    name: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let mut rng = RngStream::new(seed, name);
+    let x = py
+        .detach(|| paxson_fgn(n, hurst, &mut rng))
+        .map_err(|e| PyValueError::new_err(e.0))?;
+    Ok(PyBytes::new(py, &f64_bytes(&x)))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(fgn, m)?)?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub mod cbr;
 pub mod emitter;
+pub mod fgn;
 pub mod onoff;
 pub mod poisson;
 pub mod sink;
