@@ -588,3 +588,12 @@ def test_probe_series_length_and_cbr_throughput():
     # Cumulative sent count: emissions at 1 ms, 11 ms, ... up to t.
     sent = res.series("sent")
     assert np.array_equal(sent["value"], np.floor((sent["time_s"] - 0.001) / 0.01) + 1)
+
+
+def test_submodules_are_reachable_after_a_plain_import():
+    import subprocess
+    import sys
+
+    code = "import satcc; print(satcc.traffic.fgn(8, 0.7).size, callable(satcc.analysis.hurst_whittle))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["8", "True"]

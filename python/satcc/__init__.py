@@ -26,6 +26,9 @@ _EXPORTS = {
     "results": "store",
 }
 
+# Sub-modules reachable as attributes after a plain `import satcc`.
+_SUBMODULES = {"analysis", "traffic", "studies", "report", "executors"}
+
 __all__ = [*_EXPORTS, "__version__"]
 
 
@@ -34,6 +37,8 @@ def __getattr__(name: str):
         from ._core import version
 
         return version()
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name in _EXPORTS:
         module = importlib.import_module(f".{_EXPORTS[name]}", __name__)
         return getattr(module, name)
