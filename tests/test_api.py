@@ -594,6 +594,9 @@ def test_submodules_are_reachable_after_a_plain_import():
     import subprocess
     import sys
 
-    code = "import satcc; print(satcc.traffic.fgn(8, 0.7).size, callable(satcc.analysis.hurst_whittle))"
+    code = (
+        "import satcc; "
+        "print(satcc.traffic.fgn(8, 0.7).size, callable(satcc.analysis.hurst_whittle))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["8", "True"]
