@@ -233,87 +233,71 @@ def _compact_table(title: str) -> Any:
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False)
 
 
-def _flow_table(flows: dict[str, dict[str, Any]]) -> Any:
-    table = _compact_table("flows")
-    for name in (
-        "flow",
-        "sent",
-        "received",
-        "loss",
-        "throughput",
-        "delay mean",
-        "delay p99",
-        "jitter mean",
-    ):
-        table.add_column(name, justify="left" if name == "flow" else "right")
-    for name, f in flows.items():
-        table.add_row(
-            name,
-            _count(f.get("sent_packets")),
-            _count(f.get("received_packets")),
-            _percent(f.get("loss_rate")),
-            _rate(f.get("throughput_bps")),
-            _seconds(f.get("delay_mean_s")),
-            _seconds(f.get("delay_p99_s")),
-            _seconds(f.get("jitter_mean_s")),
-        )
+def _entity_table(
+    title: str, first: str, entities: dict[str, dict[str, Any]], columns: list[tuple]
+) -> Any:
+    """One row per flow/connection/link: `columns` are (header, summary key,
+    formatter[, unit])."""
+    table = _compact_table(title)
+    table.add_column(first, justify="left")
+    for header, *_ in columns:
+        table.add_column(header, justify="right")
+    for name, values in entities.items():
+        cells = [fmt(values.get(key), *unit) for _, key, fmt, *unit in columns]
+        table.add_row(name, *cells)
     return table
+
+
+def _flow_table(flows: dict[str, dict[str, Any]]) -> Any:
+    return _entity_table(
+        "flows",
+        "flow",
+        flows,
+        [
+            ("sent", "sent_packets", _count),
+            ("received", "received_packets", _count),
+            ("loss", "loss_rate", _percent),
+            ("throughput", "throughput_bps", _rate),
+            ("delay mean", "delay_mean_s", _seconds),
+            ("delay p99", "delay_p99_s", _seconds),
+            ("jitter mean", "jitter_mean_s", _seconds),
+        ],
+    )
 
 
 def _tcp_table(connections: dict[str, dict[str, Any]]) -> Any:
-    table = _compact_table("tcp")
-    for name in (
+    return _entity_table(
+        "tcp",
         "connection",
-        "goodput",
-        "delivered",
-        "rtx",
-        "fast rtx",
-        "timeouts",
-        "srtt",
-        "done",
-    ):
-        table.add_column(name, justify="left" if name == "connection" else "right")
-    for name, t in connections.items():
-        table.add_row(
-            name,
-            _rate(t.get("goodput_bps")),
-            _count(t.get("delivered_bytes"), " B"),
-            _count(t.get("retransmissions")),
-            _count(t.get("fast_retransmits")),
-            _count(t.get("timeouts")),
-            _seconds(t.get("srtt_s")),
-            _seconds(t.get("completion_time_s")),
-        )
-    return table
+        connections,
+        [
+            ("goodput", "goodput_bps", _rate),
+            ("delivered", "delivered_bytes", _count, " B"),
+            ("rtx", "retransmissions", _count),
+            ("fast rtx", "fast_retransmits", _count),
+            ("timeouts", "timeouts", _count),
+            ("srtt", "srtt_s", _seconds),
+            ("done", "completion_time_s", _seconds),
+        ],
+    )
 
 
 def _link_table(links: dict[str, dict[str, Any]]) -> Any:
-    table = _compact_table("links")
-    for name in (
+    return _entity_table(
+        "links",
         "link",
-        "utilisation",
-        "sent",
-        "drops",
-        "errors",
-        "queue mean",
-        "queue max",
-        "wait mean",
-        "wait p99",
-    ):
-        table.add_column(name, justify="left" if name == "link" else "right")
-    for name, li in links.items():
-        table.add_row(
-            name,
-            _percent(li.get("utilisation")),
-            _count(li.get("tx_packets")),
-            _count(li.get("drops")),
-            _count(li.get("errors")),
-            _number(li.get("queue_mean_packets"), " pkt"),
-            _count(li.get("queue_max_packets"), " pkt"),
-            _seconds(li.get("wait_mean_s")),
-            _seconds(li.get("wait_p99_s")),
-        )
-    return table
+        links,
+        [
+            ("utilisation", "utilisation", _percent),
+            ("sent", "tx_packets", _count),
+            ("drops", "drops", _count),
+            ("errors", "errors", _count),
+            ("queue mean", "queue_mean_packets", _number, " pkt"),
+            ("queue max", "queue_max_packets", _count, " pkt"),
+            ("wait mean", "wait_mean_s", _seconds),
+            ("wait p99", "wait_p99_s", _seconds),
+        ],
+    )
 
 
 def _missing(value: Any) -> bool:
