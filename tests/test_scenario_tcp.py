@@ -218,7 +218,7 @@ def test_unknown_key_gets_a_suggestion():
         "tcp.bulk.recieve_buffer",
         'unknown key "recieve_buffer" (did you mean "receive_buffer"?',
     )
-    assert "allowed: abc_limit, app, clock_granularity, clp, delayed_ack," in error.reason
+    assert "allowed: abc_limit, abr, app, clock_granularity, clp, delayed_ack," in error.reason
 
 
 def test_unknown_top_level_table_suggests_tcp():
@@ -355,7 +355,7 @@ def test_tcp_probe_refusals():
     assert_refused(
         scenario(**{"probes.p": {"tcp": "bulk", "metric": "queue_packets"}}),
         "probes.p.metric",
-        'metric "queue_packets" is not available for a tcp probe (allowed: cwnd_bytes,',
+        'metric "queue_packets" is not available for a tcp probe (allowed: acr_bps, cwnd_bytes,',
     )
     assert_refused(
         scenario(**{"probes.p": {"tcp": "blk", "metric": "cwnd_bytes"}}),

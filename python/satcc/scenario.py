@@ -171,6 +171,21 @@ def _probability(value: object, info: ValidationInfo) -> float:
     return float(value)
 
 
+def _number_in(low: float, high: float, low_open: bool, high_open: bool, what: str) -> Callable:
+    """A plain number within a range, for dimensionless model factors."""
+
+    def validate(value: object, info: ValidationInfo) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"expected a number, got {describe_value(value)}")
+        above = value > low if low_open else value >= low
+        below = value < high if high_open else value <= high
+        if not (math.isfinite(value) and above and below):
+            raise ValueError(f"{_field(info)} must be {what}, got {value!r}")
+        return float(value)
+
+    return validate
+
+
 def _choice(*options: str) -> Callable:
     def validate(value: object) -> str:
         if isinstance(value, str) and value in options:
@@ -249,6 +264,9 @@ NonNegativeInt = _typed(int, _integer(0))
 ZeroOne = _typed(int, _zero_or_one)
 Probability = _typed(float, _probability)
 RunName = _typed(str, _run_name)
+Fraction = _typed(float, _number_in(0, 1, False, False, "between 0 and 1"))
+AboveOne = _typed(float, _number_in(1, math.inf, True, True, "greater than 1"))
+Hurst = _typed(float, _number_in(0, 1, True, True, "strictly between 0 and 1"))
 PositiveRate = _typed(float, _quantity(parse_rate, positive=True))
 NonNegativeRate = _typed(float, _quantity(parse_rate, positive=False))
 PositiveTime = _typed(int, _quantity(parse_time, positive=True))
@@ -427,6 +445,24 @@ def _link_rates(link: Link) -> list[float]:
     return [r for r in (cap.rate, *(cap.rates or ())) if r is not None] if cap else []
 
 
+class Erica(_Table):
+    """ERICA+ at a switch output port, [links.NAME.erica] (REFERENCE section 1).
+
+    Defaults are the abr-lrd-vbr study's: 500 cells or 5 ms, T0 = 500 us,
+    a = 1.15, b = 1.05, QDLF = 0.5."""
+
+    interval_cells: PositiveInt = 500
+    interval: PositiveTime = parse_time("5 ms")
+    t0: NonNegativeTime = parse_time("500 us")
+    a: AboveOne = 1.15
+    b: AboveOne = 1.05
+    qdlf: Fraction = 0.5
+    delta: _typed(float, _number_in(0, math.inf, False, True, "zero or more")) = 0.1
+    z_alpha: _typed(float, _number_in(0, 1, True, False, "in (0, 1]")) = 1.0
+    ccr: _typed(str, _choice("rm_field", "measured")) = "rm_field"
+    bidirectional_counting: Bool = False
+
+
 class Link(_Table):
     from_: Str = Field(alias="from")
     to: Str
@@ -437,6 +473,7 @@ class Link(_Table):
     loss: Probability = 0.0
     queue: _typed(Queue, _table) = Field(default_factory=Queue)
     capacity: _optional_table(Capacity) = None
+    erica: _optional_table(Erica) = None
 
 
 _SOURCE_KEYS = (
@@ -458,6 +495,17 @@ class Source(_Table):
         "cbr": (_SOURCE_KEYS, ()),
         "poisson": (_SOURCE_KEYS, ()),
         "onoff": ((*_SOURCE_KEYS, "on_time", "off_time", "periods"), ("on_time", "off_time")),
+        "mpeg2": (
+            (
+                *(k for k in _SOURCE_KEYS if k not in ("size_distribution", "packet_size")),
+                "std",
+                "hurst",
+                "peak",
+                "mpcr_min",
+                "mpcr_max",
+            ),
+            ("std",),
+        ),
     }
 
     type: _typed(str, _choice(*VARIANTS))
@@ -473,6 +521,11 @@ class Source(_Table):
     on_time: _optional(PositiveTime) = None
     off_time: _optional(PositiveTime) = None
     periods: _optional(_typed(str, _choice("exponential", "deterministic"))) = None
+    std: _optional(NonNegativeRate) = None
+    hurst: Hurst = 0.8
+    peak: PositiveRate = parse_rate("15 Mbps")
+    mpcr_min: PositiveTime = parse_time("20 ms")
+    mpcr_max: PositiveTime = parse_time("100 ms")
 
 
 class Sink(_Table):
@@ -508,6 +561,29 @@ MAX_DATAGRAM = 65_535
 MAX_SEGMENT_COUNT = 1 << 20
 
 
+class Abr(_Table):
+    """ABR VCs under a TCP connection, [tcp.NAME.abr] (TM 4.0 section 5.10).
+
+    Rates are cell line rates (53 bytes per cell); the other defaults are
+    TM 4.0's, with TBE at its maximum so the CRM back-off of source rule 6
+    never throttles a long-delay path."""
+
+    pcr: PositiveRate = parse_rate("149.76 Mbps")
+    mcr: NonNegativeRate = 0.0
+    icr: _optional(PositiveRate) = None
+    rif: Fraction = 1 / 16
+    rdf: Fraction = 1 / 16
+    nrm: _typed(int, _integer(1)) = 32
+    mrm: PositiveInt = 2
+    trm: PositiveTime = parse_time("100 ms")
+    cdf: Fraction = 1 / 16
+    tbe: PositiveInt = 2**24 - 1
+    crm: _optional(PositiveInt) = None
+    adtf: PositiveTime = parse_time("500 ms")
+    tcr: PositiveRate = parse_rate("4240 bps")
+    encapsulation: _typed(str, _choice("llc_snap", "vc_mux")) = "llc_snap"
+
+
 class Tcp(_Table):
     """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
 
@@ -534,6 +610,7 @@ class Tcp(_Table):
     priority: ZeroOne = 0
     clp: ZeroOne = 0
     app: _typed(App, _table) = Field(default_factory=lambda: App(type="bulk"))
+    abr: _optional_table(Abr) = None
 
     @property
     def initial_window_segments(self) -> int:
@@ -564,7 +641,20 @@ class _Document(_Table):
 
 
 PROBE_METRICS = {
-    "link": ("queue_packets", "queue_bytes", "capacity_bps", "throughput_bps", "drops"),
+    "link": (
+        "queue_packets",
+        "queue_bytes",
+        "capacity_bps",
+        "throughput_bps",
+        "drops",
+        "queue_high_packets",
+        "queue_low_packets",
+        "throughput_high_bps",
+        "throughput_low_bps",
+        "erica_fair_share_bps",
+        "erica_abr_capacity_bps",
+        "erica_load_factor",
+    ),
     "sink": ("throughput_bps", "received_packets", "delay_mean_s"),
     "source": ("sent_packets", "rate_bps"),
     "tcp": (
@@ -577,6 +667,7 @@ PROBE_METRICS = {
         "goodput_bps",
         "delivered_bytes",
         "retransmissions",
+        "acr_bps",
     ),
 }
 
@@ -781,6 +872,12 @@ class _Checks:
                 f'the reverse link would be named "{name}_rev", which is already a link',
             )
         self.check_queue((*path, "queue"), link.queue)
+        variable = link.capacity is not None and link.capacity.type != "constant"
+        if link.erica is not None and variable:
+            self.refuse(
+                (*path, "erica"),
+                "ERICA+ needs a constant-rate link (give rate, or a constant capacity)",
+            )
         if link.capacity is not None:
             self.check_capacity((*path, "capacity"), link.capacity)
 
@@ -870,12 +967,46 @@ class _Checks:
                 f"got {_bytes(source.packet_size)}",
             )
         self.require((*path, "to"), "sink", source.to)
+        if source.type == "mpeg2":
+            self.check_mpeg2(path, source)
         if source.stop is not None and source.stop <= source.start:
             self.refuse(
                 (*path, "stop"),
                 f'stop must be after start ("{format_time(source.start)}"), '
                 f'got "{format_time(source.stop)}"',
             )
+
+    def check_mpeg2(self, path: tuple, source: Source) -> None:
+        if source.mpcr_min > source.mpcr_max:
+            self.refuse(
+                (*path, "mpcr_min"),
+                f'mpcr_min must not exceed mpcr_max ("{format_time(source.mpcr_max)}"), '
+                f'got "{format_time(source.mpcr_min)}"',
+            )
+        if source.rate > source.peak:
+            self.refuse(
+                (*path, "rate"),
+                f'the mean rate exceeds the peak ("{format_rate(source.peak)}") above which '
+                f"rates are skipped",
+            )
+
+    def check_abr(self, path: tuple, abr: Abr) -> None:
+        icr = abr.icr if abr.icr is not None else max(abr.pcr / 10, abr.mcr)
+        if abr.pcr > MAX_RATE_BPS:
+            self.refuse((*path, "pcr"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
+        if abr.mcr > abr.pcr:
+            self.refuse(
+                (*path, "mcr"),
+                f'mcr must not exceed pcr ("{format_rate(abr.pcr)}"), got "{format_rate(abr.mcr)}"',
+            )
+        elif not abr.mcr <= icr <= abr.pcr:
+            self.refuse(
+                (*path, "icr"),
+                f'icr must be between mcr ("{format_rate(abr.mcr)}") and pcr '
+                f'("{format_rate(abr.pcr)}"), got "{format_rate(icr)}"',
+            )
+        if abr.nrm < 2:
+            self.refuse((*path, "nrm"), f"nrm must be at least 2 cells, got {abr.nrm}")
 
     def check_sink(self, path: tuple, name: str, sink: Sink) -> None:
         self.require((*path, "node"), "node", sink.node)
@@ -918,6 +1049,8 @@ class _Checks:
                 f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
                 f'got "{format_time(tcp.max_rto)}"',
             )
+        if tcp.abr is not None:
+            self.check_abr((*path, "abr"), tcp.abr)
         if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
             self.refuse(
                 (*path, "delayed_ack_timeout"),
@@ -1100,6 +1233,9 @@ def _capacity(link: Link) -> dict:
 
 def _link(spec: _LinkSpec) -> dict:
     link = spec.link
+    # Optional model sections appear only when used, so that adding one to
+    # the format leaves the run keys of existing scenarios unchanged.
+    erica = {} if link.erica is None else {"erica": _erica(link.erica)}
     return {
         "name": spec.name,
         "from": spec.src,
@@ -1109,18 +1245,67 @@ def _link(spec: _LinkSpec) -> dict:
         "loss": link.loss,
         "queue": _queue(link.queue),
         "capacity": _capacity(link),
+        **erica,
+    }
+
+
+def _erica(erica: Erica) -> dict:
+    return {
+        "interval_cells": erica.interval_cells,
+        "interval_ps": erica.interval,
+        "t0_ps": erica.t0,
+        "a": erica.a,
+        "b": erica.b,
+        "qdlf": erica.qdlf,
+        "delta": erica.delta,
+        "z_alpha": erica.z_alpha,
+        "ccr": erica.ccr,
+        "bidirectional_counting": erica.bidirectional_counting,
+    }
+
+
+def _abr(abr: Abr) -> dict:
+    return {
+        "pcr_bps": abr.pcr,
+        "mcr_bps": abr.mcr,
+        # ICR defaults to PCR/10: TM 4.0 leaves it to negotiation.
+        "icr_bps": abr.icr if abr.icr is not None else max(abr.pcr / 10, abr.mcr),
+        "rif": abr.rif,
+        "rdf": abr.rdf,
+        "nrm": abr.nrm,
+        "mrm": abr.mrm,
+        "trm_ps": abr.trm,
+        "cdf": abr.cdf,
+        "tbe": abr.tbe,
+        "crm": abr.crm,
+        "adtf_ps": abr.adtf,
+        "tcr_bps": abr.tcr,
+        "encapsulation": abr.encapsulation,
     }
 
 
 def _source(name: str, source: Source) -> dict:
     onoff = source.type == "onoff"
+    mpeg2 = source.type == "mpeg2"
+    video = (
+        {
+            "std_bps": source.std,
+            "hurst": source.hurst,
+            "peak_bps": source.peak,
+            "mpcr_min_ps": source.mpcr_min,
+            "mpcr_max_ps": source.mpcr_max,
+        }
+        if mpeg2
+        else {}
+    )
     return {
         "name": name,
         "kind": source.type,
         "node": source.from_,
         "sink": source.to,
         "rate_bps": source.rate,
-        "packet_bytes": source.packet_size,
+        # An MPEG-2 source sends ATM cells.
+        "packet_bytes": 53 if mpeg2 else source.packet_size,
         "size_dist": source.size_distribution,
         "start_ps": source.start,
         "stop_ps": source.stop,
@@ -1129,6 +1314,7 @@ def _source(name: str, source: Source) -> dict:
         "on_ps": source.on_time if onoff else None,
         "off_ps": source.off_time if onoff else None,
         "periods": (source.periods or "exponential") if onoff else None,
+        **video,
     }
 
 
@@ -1171,6 +1357,7 @@ def _tcp(name: str, tcp: Tcp) -> dict:
         "priority": tcp.priority,
         "clp": tcp.clp,
         "app": _app(tcp.app),
+        **({} if tcp.abr is None else {"abr": _abr(tcp.abr)}),
     }
 
 

@@ -23,6 +23,7 @@ fn link(name: &str, from: &str, to: &str, delay_ps: u64) -> LinkDesc {
             limit: LimitDesc::Packets(100_000),
         },
         capacity: CapacityDesc::Constant { rate_bps: OC3 },
+        erica: None,
     }
 }
 
@@ -55,6 +56,11 @@ fn b1(seconds: u64) -> Description {
             on_ps: None,
             off_ps: None,
             periods: None,
+            std_bps: None,
+            hurst: None,
+            peak_bps: None,
+            mpcr_min_ps: None,
+            mpcr_max_ps: None,
         });
     }
     for (name, via) in [("s1", "s1s2"), ("s2", "s2s3"), ("s3", "s3k")] {

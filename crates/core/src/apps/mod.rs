@@ -1,8 +1,9 @@
-//! Traffic sources (CBR, Poisson, ON-OFF) and the measuring sink.
+//! Traffic sources (CBR, Poisson, ON-OFF, MPEG-2 video) and the measuring sink.
 
 pub mod cbr;
 pub mod emitter;
 pub mod fgn;
+pub mod mpeg2;
 pub mod onoff;
 pub mod poisson;
 pub mod sink;
@@ -19,6 +20,7 @@ pub enum Source {
     Cbr(cbr::Cbr),
     Poisson(poisson::Poisson),
     OnOff(onoff::OnOff),
+    Mpeg2(mpeg2::Mpeg2),
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Source::Cbr(s) => s.poll_at(),
             Source::Poisson(s) => s.poll_at(),
             Source::OnOff(s) => s.poll_at(),
+            Source::Mpeg2(s) => s.poll_at(),
         }
     }
 
@@ -36,6 +39,7 @@ impl Source {
             Source::Cbr(s) => s.poll(now),
             Source::Poisson(s) => s.poll(now),
             Source::OnOff(s) => s.poll(now),
+            Source::Mpeg2(s) => s.poll(now),
         }
     }
 
@@ -44,6 +48,7 @@ impl Source {
             Source::Cbr(s) => &s.emitter,
             Source::Poisson(s) => &s.emitter,
             Source::OnOff(s) => &s.emitter,
+            Source::Mpeg2(s) => &s.emitter,
         }
     }
 }

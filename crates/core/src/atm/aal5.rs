@@ -86,16 +86,32 @@ pub fn segment(
     let n = cells_for_sdu(sdu);
     out.reserve(n as usize);
     for i in 0..n {
-        let h = AtmCellHeader {
-            frame,
-            index: i as u16,
-            sdu_len: sdu as u16,
-            clp: packet.clp,
-            ..AtmCellHeader::data(vpi, vci, i + 1 == n)
-        };
+        let h = frame_cell_header(packet, encap, vpi, vci, frame, i);
         out.push(cell_pdu(packet, h));
     }
     n
+}
+
+/// The header of cell `index` of `packet` sent as `frame` on `vpi/vci`;
+/// for senders that emit a frame's cells one at a time (a paced ABR
+/// source) rather than all at once.
+pub fn frame_cell_header(
+    packet: &Pdu,
+    encap: Encapsulation,
+    vpi: u16,
+    vci: u16,
+    frame: u32,
+    index: u32,
+) -> AtmCellHeader {
+    let sdu = packet.bytes + encap.header_bytes();
+    let n = cells_for_sdu(sdu);
+    AtmCellHeader {
+        frame,
+        index: index as u16,
+        sdu_len: sdu as u16,
+        clp: packet.clp,
+        ..AtmCellHeader::data(vpi, vci, index + 1 == n)
+    }
 }
 
 /// The sending side of one VC: numbers the frames so that the receiver

@@ -166,6 +166,13 @@ impl EricaPlus {
         s.seen_this_interval = true;
     }
 
+    /// An ABR cell that loads this port but belongs to no VC controlled
+    /// here (a BRM of a VC flowing the other way): it counts in the input
+    /// rate, not in any VC's activity.
+    pub fn on_abr_transit_cell(&mut self, _now: Time) {
+        self.abr_cells += 1;
+    }
+
     /// A higher-priority (CBR/VBR) cell left through this port; what these
     /// use is not available to ABR.
     pub fn on_vbr_cell(&mut self, _now: Time) {

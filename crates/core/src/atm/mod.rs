@@ -1,14 +1,16 @@
 //! ATM: the 53-byte cell, AAL5 segmentation and reassembly of IP packets
 //! (RFC 1577 over LLC/SNAP), the TCP/IP-over-ATM efficiency those overheads
 //! imply, the ABR end systems (TM 4.0 §5.10) and the ERICA+ switch
-//! algorithm. The switch port and the scenario wiring that join them come
-//! with the abr-lrd-vbr study.
+//! algorithm, and the ABR virtual circuit (`vc`) that carries packets
+//! through them. Switch ports are links with a two-priority queue (VBR over
+//! ABR) and, optionally, ERICA+; the scenario world joins them.
 
 pub mod aal5;
 pub mod abr;
 pub mod cell;
 pub mod erica;
 pub mod overhead;
+pub mod vc;
 
 pub use aal5::{cells_for_ip_packet, segment, Encapsulation, Reassembler, Segmenter};
 pub use cell::{AtmCellHeader, CELL_BYTES, CELL_PAYLOAD};

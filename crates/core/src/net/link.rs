@@ -32,6 +32,12 @@ pub struct LinkStats {
     pub system_packets: TimeAverage,
     /// Time from enqueue to start of transmission, ps.
     pub wait: Histogram,
+    /// Delivered transmissions by priority level (0 = high, e.g. ATM VBR;
+    /// 1 = low, e.g. ABR), for per-class port statistics.
+    pub tx_packets_by_priority: [u64; 2],
+    pub tx_bytes_by_priority: [u64; 2],
+    /// Largest number waiting at each priority level.
+    pub queue_max_by_priority: [u64; 2],
 }
 
 /// A fixed-rate transmission whose outcome is decided but not yet booked.
@@ -40,6 +46,7 @@ struct Committed {
     started: Time,
     end: Time,
     bytes: u32,
+    priority: u8,
     /// The PDU when it is errored: it never enters the delay line, but it
     /// is still on the wire until `end` (end-of-run accounting).
     errored: Option<Pdu>,
@@ -218,6 +225,7 @@ impl Link {
                 started: now,
                 end,
                 bytes: pdu.bytes,
+                priority: pdu.priority,
                 errored: (!delivered).then_some(pdu),
             });
         } else {
@@ -233,10 +241,13 @@ impl Link {
     }
 
     /// Books a finished transmission in the statistics.
-    fn book(&mut self, bytes: u32, delivered: bool) {
+    fn book(&mut self, bytes: u32, priority: u8, delivered: bool) {
         if delivered {
+            let level = (priority as usize).min(1);
             self.stats.tx_packets += 1;
             self.stats.tx_bytes += bytes as u64;
+            self.stats.tx_packets_by_priority[level] += 1;
+            self.stats.tx_bytes_by_priority[level] += bytes as u64;
         } else {
             self.stats.errors += 1;
         }
@@ -246,7 +257,7 @@ impl Link {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
         self.stats.busy_ps += now.since(s.since).ps();
-        self.book(s.pdu.bytes, s.delivered);
+        self.book(s.pdu.bytes, s.pdu.priority, s.delivered);
         if s.delivered {
             self.line.push(now, s.pdu);
         }
@@ -260,7 +271,7 @@ impl Link {
             if c.end <= now {
                 self.committed = None;
                 self.stats.busy_ps += c.end.since(c.started).ps();
-                self.book(c.bytes, c.errored.is_none());
+                self.book(c.bytes, c.priority, c.errored.is_none());
                 let waiting = self.queue.packets() as f64;
                 self.stats.system_packets.set(c.end.ps(), waiting);
             }
@@ -326,6 +337,10 @@ impl Link {
     fn note_queue(&mut self, now: Time) {
         let n = self.queue.packets();
         let busy = self.transmitting(now) as u64;
+        for level in 0..2 {
+            let m = &mut self.stats.queue_max_by_priority[level];
+            *m = (*m).max(self.queue.packets_at(level));
+        }
         self.stats.queue_packets.set(now.ps(), n as f64);
         self.stats
             .queue_bytes

@@ -46,9 +46,27 @@ pub struct AtmCellHeader {
     pub sdu_len: u16,
 }
 
+/// An ABR resource-management cell (ATM Forum TM 4.0 §5.10.3.1): the
+/// cell's VPI/VCI and the RM fields the end systems and switches act on.
+/// Rates are cells/s; the standard's 16-bit float encoding is not modelled.
+/// Plain data here; its meaning lives in `atm::abr`.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct RmHeader {
+    pub vpi: u16,
+    pub vci: u16,
+    /// DIR bit: false = forward (source to destination).
+    pub backward: bool,
+    pub bn: bool,
+    pub ci: bool,
+    pub ni: bool,
+    pub er: f64,
+    pub ccr: f64,
+    pub mcr: f64,
+}
+
 /// The header of a PDU. RM cells and DVB-RCS frames join as variants when
 /// those layers land; the enum stays `Copy` and small.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub enum Header {
     /// A plain IP datagram with no transport state (the CBR, Poisson and
     /// ON-OFF sources' packets).
@@ -61,9 +79,11 @@ pub enum Header {
     Tcp(TcpHeader),
     /// A 53-byte ATM cell (`atm::cell`).
     AtmCell(AtmCellHeader),
+    /// A 53-byte ABR RM cell (`atm::abr`).
+    Rm(RmHeader),
 }
 
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Pdu {
     /// Size on the wire, all headers included.
     pub bytes: u32,

@@ -51,6 +51,7 @@ pub enum Verdict {
 struct Fifo {
     q: VecDeque<Pdu>,
     bytes: u64,
+    by_priority: [u64; 2],
 }
 
 impl Fifo {
@@ -58,15 +59,18 @@ impl Fifo {
         Fifo {
             q: VecDeque::new(),
             bytes: 0,
+            by_priority: [0; 2],
         }
     }
     fn push(&mut self, p: Pdu) {
         self.bytes += p.bytes as u64;
+        self.by_priority[(p.priority as usize).min(1)] += 1;
         self.q.push_back(p);
     }
     fn pop(&mut self) -> Option<Pdu> {
         let p = self.q.pop_front()?;
         self.bytes -= p.bytes as u64;
+        self.by_priority[(p.priority as usize).min(1)] -= 1;
         Some(p)
     }
     fn len(&self) -> u64 {
@@ -163,6 +167,15 @@ impl Queue {
         match self {
             Queue::DropTail(d) => d.fifo.len(),
             Queue::TwoPriority(t) => t.fifos[0].len() + t.fifos[1].len(),
+        }
+    }
+
+    /// Units of priority `level` waiting (in a drop-tail queue too, which
+    /// serves both levels in arrival order).
+    pub fn packets_at(&self, level: usize) -> u64 {
+        match self {
+            Queue::DropTail(d) => d.fifo.by_priority[level.min(1)],
+            Queue::TwoPriority(t) => t.fifos[level.min(1)].len(),
         }
     }
 

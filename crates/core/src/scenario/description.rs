@@ -70,6 +70,50 @@ pub struct LinkDesc {
     pub loss: f64,
     pub queue: QueueDesc,
     pub capacity: CapacityDesc,
+    /// Runs ERICA+ at this link's output port (an ATM switch port).
+    #[serde(default)]
+    pub erica: Option<EricaDesc>,
+}
+
+/// ERICA+ parameters of one switch output port (REFERENCE §1).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EricaDesc {
+    pub interval_cells: u64,
+    pub interval_ps: u64,
+    pub t0_ps: u64,
+    pub a: f64,
+    pub b: f64,
+    pub qdlf: f64,
+    pub delta: f64,
+    /// Exponential averaging weight of the load factor (1 = none).
+    pub z_alpha: f64,
+    /// "rm_field" or "measured".
+    pub ccr: String,
+    pub bidirectional_counting: bool,
+}
+
+/// An ABR VC pair carrying a TCP connection over AAL5 (TM 4.0 §5.10).
+/// Rates are cell line rates in bit/s (53 bytes per cell).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AbrDesc {
+    pub pcr_bps: f64,
+    pub mcr_bps: f64,
+    pub icr_bps: f64,
+    pub rif: f64,
+    pub rdf: f64,
+    pub nrm: u32,
+    pub mrm: u32,
+    pub trm_ps: u64,
+    pub cdf: f64,
+    pub tbe: u64,
+    #[serde(default)]
+    pub crm: Option<u64>,
+    pub adtf_ps: u64,
+    pub tcr_bps: f64,
+    /// "llc_snap" (RFC 1577) or "vc_mux".
+    pub encapsulation: String,
 }
 
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -141,6 +185,20 @@ pub struct SourceDesc {
     /// "exponential" or "deterministic" (ON-OFF only).
     #[serde(default)]
     pub periods: Option<String>,
+    /// MPEG-2 video only: `rate_bps` is the mean of the fGn rate process,
+    /// this its standard deviation...
+    #[serde(default)]
+    pub std_bps: Option<f64>,
+    #[serde(default)]
+    pub hurst: Option<f64>,
+    /// ...rates above which are skipped...
+    #[serde(default)]
+    pub peak_bps: Option<f64>,
+    /// ...and the range of the uniform inter-MPCR interval.
+    #[serde(default)]
+    pub mpcr_min_ps: Option<u64>,
+    #[serde(default)]
+    pub mpcr_max_ps: Option<u64>,
 }
 
 fn yes() -> bool {
@@ -207,6 +265,9 @@ pub struct TcpDesc {
     #[serde(default)]
     pub clp: u8,
     pub app: AppDesc,
+    /// Carry both directions over ABR VCs (TCP over ATM).
+    #[serde(default)]
+    pub abr: Option<AbrDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -10,6 +10,17 @@ pub enum Quantity {
     /// Bits sent in the last interval / interval.
     LinkThroughput(u32),
     LinkDrops(u32),
+    /// Units waiting at priority 0 (ATM: VBR) and 1 (ABR).
+    LinkQueueHigh(u32),
+    LinkQueueLow(u32),
+    /// Bits of priority-0 / priority-1 units sent in the last interval.
+    LinkThroughputHigh(u32),
+    LinkThroughputLow(u32),
+    /// The ERICA+ port's last interval: fair share and ABR capacity (cell
+    /// line rate, bit/s) and load factor z.
+    EricaFairShare(u32),
+    EricaAbrCapacity(u32),
+    EricaLoadFactor(u32),
     SinkThroughput(u32),
     SinkReceived(u32),
     /// Mean delay of the packets received in the last interval.
@@ -26,6 +37,9 @@ pub enum Quantity {
     TcpGoodput(u32),
     TcpDelivered(u32),
     TcpRetransmissions(u32),
+    /// Allowed cell rate of the ABR VC carrying the data (cell line rate,
+    /// bit/s); NaN for a connection not over ATM.
+    TcpAcr(u32),
 }
 
 impl Quantity {
@@ -38,6 +52,13 @@ impl Quantity {
             ("link", "capacity_bps") => LinkCapacity(index),
             ("link", "throughput_bps") => LinkThroughput(index),
             ("link", "drops") => LinkDrops(index),
+            ("link", "queue_high_packets") => LinkQueueHigh(index),
+            ("link", "queue_low_packets") => LinkQueueLow(index),
+            ("link", "throughput_high_bps") => LinkThroughputHigh(index),
+            ("link", "throughput_low_bps") => LinkThroughputLow(index),
+            ("link", "erica_fair_share_bps") => EricaFairShare(index),
+            ("link", "erica_abr_capacity_bps") => EricaAbrCapacity(index),
+            ("link", "erica_load_factor") => EricaLoadFactor(index),
             ("sink", "throughput_bps") => SinkThroughput(index),
             ("sink", "received_packets") => SinkReceived(index),
             ("sink", "delay_mean_s") => SinkDelayMean(index),
@@ -52,6 +73,7 @@ impl Quantity {
             ("tcp", "goodput_bps") => TcpGoodput(index),
             ("tcp", "delivered_bytes") => TcpDelivered(index),
             ("tcp", "retransmissions") => TcpRetransmissions(index),
+            ("tcp", "acr_bps") => TcpAcr(index),
             _ => return None,
         })
     }

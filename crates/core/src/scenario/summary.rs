@@ -117,7 +117,42 @@ fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
         } else {
             f64::NAN
         };
-        put(s, p + "wait_max_s", num(max));
+        put(s, p.clone() + "wait_max_s", num(max));
+        for (level, class) in ["high", "low"].iter().enumerate() {
+            let bytes = st.tx_bytes_by_priority[level];
+            put(
+                s,
+                format!("{p}tx_packets_{class}"),
+                st.tx_packets_by_priority[level],
+            );
+            put(s, format!("{p}tx_bytes_{class}"), bytes);
+            put(
+                s,
+                format!("{p}throughput_{class}_bps"),
+                num(rate(bytes, elapsed_s)),
+            );
+            put(
+                s,
+                format!("{p}queue_max_{class}_packets"),
+                st.queue_max_by_priority[level],
+            );
+        }
+        if let Some(e) = &w.ports[i] {
+            let bits = 53.0 * 8.0;
+            put(s, p.clone() + "erica.intervals", e.intervals());
+            put(s, p.clone() + "erica.n_active", e.n_active());
+            put(s, p.clone() + "erica.load_factor", num(e.load_factor()));
+            put(
+                s,
+                p.clone() + "erica.fair_share_bps",
+                num(e.fair_share() * bits),
+            );
+            put(
+                s,
+                p + "erica.abr_capacity_bps",
+                num(e.abr_capacity() * bits),
+            );
+        }
     }
 }
 
@@ -216,7 +251,26 @@ fn tcp(w: &World, s: &mut Summary) {
             opt(client.srtt().map(|d| d.as_secs_f64())),
         );
         put(s, p.clone() + "rto_s", num(client.rto().as_secs_f64()));
-        let drops = w.flows[conn.flow as usize].dropped + w.flows[conn.flow as usize + 1].dropped;
+        let mut drops =
+            w.flows[conn.flow as usize].dropped + w.flows[conn.flow as usize + 1].dropped;
+        if let Some(pair) = conn.vcs {
+            for (v, dir) in pair.iter().zip(["vc_forward", "vc_reverse"]) {
+                let vc = &w.vcs[*v as usize];
+                drops += vc.stats.packets_lost;
+                let q = format!("{p}{dir}.");
+                put(s, q.clone() + "cells_sent", vc.stats.cells_sent);
+                put(s, q.clone() + "frm_cells", vc.source.stats.frm_cells);
+                put(s, q.clone() + "brm_cells", vc.source.stats.brm_cells);
+                put(
+                    s,
+                    q.clone() + "cells_dropped",
+                    w.flows[vc.ends.flow as usize].dropped,
+                );
+                put(s, q.clone() + "packets_lost", vc.stats.packets_lost);
+                put(s, q.clone() + "acr_bps", num(vc.source.acr() * 424.0));
+                put(s, q + "max_buffered_bytes", vc.stats.max_buffered_bytes);
+            }
+        }
         put(s, p.clone() + "segments_dropped", drops);
         put(s, p.clone() + "transactions", conn.app.completed);
         put(

@@ -6,16 +6,23 @@ use super::description::{
 };
 use super::probe::{Probe, Quantity};
 use super::BuildError;
+use crate::apps::mpeg2::{Mpeg2, Mpeg2Config};
 use crate::apps::onoff::{OnOff, Periods};
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
+use crate::atm::erica::EricaPlus;
+use crate::atm::vc::AbrVc;
 use crate::engine::{Duration, RngStream, Scheduler, Slot, Time};
 use crate::net::capacity::{CapacityProcess, Trace};
 use crate::net::error_model::ErrorModel;
+use crate::net::pdu::Header;
 use crate::net::queue::{LevelConfig, Limit, Queue, Verdict};
 use crate::net::{Link, Next, Node, Pdu};
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpSocket, Variant};
 use std::collections::HashMap;
+
+mod atm_net;
+use atm_net::{mark_brm, CELL_BITS};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Owner {
@@ -23,6 +30,10 @@ enum Owner {
     Source(u32),
     /// A TCP connection's socket: (connection, 0 = client / 1 = server).
     Tcp(u32, u8),
+    /// An ABR VC's source end (cell pacing).
+    Vc(u32),
+    /// The averaging-interval timer of the ERICA+ port on a link.
+    Erica(u32),
     Sampler,
 }
 
@@ -31,6 +42,10 @@ enum Owner {
 enum Agent {
     Sink(u32),
     Tcp(u32, u8),
+    /// The destination end of an ABR VC (data and FRM cells).
+    VcDestination(u32),
+    /// The source end of an ABR VC (BRM cells).
+    VcSource(u32),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,6 +63,9 @@ pub struct Connection {
     slots: [Slot; 2],
     /// Flow id of the client→server direction; the reverse is `flow + 1`.
     pub flow: u32,
+    /// The ABR VCs carrying [client→server, server→client], when the
+    /// connection runs over ATM.
+    pub vcs: Option<[u32; 2]>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -93,6 +111,13 @@ pub struct World {
     source_slots: Vec<Slot>,
     pub sinks: Vec<Sink>,
     pub conns: Vec<Connection>,
+    pub vcs: Vec<AbrVc>,
+    vc_slots: Vec<Slot>,
+    /// Flow id of VC 0; VC v's cells carry flow `vc_flow_base + v`.
+    vc_flow_base: u32,
+    /// ERICA+ at each link's output port, where configured.
+    pub ports: Vec<Option<EricaPlus>>,
+    port_slots: Vec<Slot>,
     agents: Vec<Agent>,
     /// One record per source, then two per TCP connection, by flow id.
     pub flows: Vec<FlowRecord>,
@@ -194,7 +219,12 @@ fn build_capacity(
     })
 }
 
-fn build_source(s: &SourceDesc, emitter: Emitter, rng: RngStream) -> Result<Source, BuildError> {
+fn build_source(
+    s: &SourceDesc,
+    emitter: Emitter,
+    rng: RngStream,
+    duration_ps: u64,
+) -> Result<Source, BuildError> {
     let at = format!("sources.{}", s.name);
     let size = match s.size_dist.as_str() {
         "constant" => SizeDist::Constant(s.packet_bytes),
@@ -237,8 +267,50 @@ fn build_source(s: &SourceDesc, emitter: Emitter, rng: RngStream) -> Result<Sour
                 rng,
             ))
         }
+        "mpeg2" => Source::Mpeg2(build_mpeg2(s, emitter, rng, duration_ps, &at)?),
         other => return Err(BuildError(format!("{at}: unknown source type {other:?}"))),
     })
+}
+
+/// fGn values per block: enough for the whole run at the shortest MPCR
+/// interval, so the rate sequence of a run is one long-range-dependent
+/// sample (blocks are independent of each other).
+fn mpeg2_block(duration_ps: u64, mpcr_min_ps: u64) -> usize {
+    let intervals = duration_ps / mpcr_min_ps.max(1) + 1;
+    // Skipped values need spares; 2x covers a third skipped with margin.
+    (2 * intervals).next_power_of_two().clamp(1 << 10, 1 << 22) as usize
+}
+
+fn build_mpeg2(
+    s: &SourceDesc,
+    emitter: Emitter,
+    rng: RngStream,
+    duration_ps: u64,
+    at: &str,
+) -> Result<Mpeg2, BuildError> {
+    let (Some(std_bps), Some(hurst), Some(peak_bps), Some(min), Some(max)) =
+        (s.std_bps, s.hurst, s.peak_bps, s.mpcr_min_ps, s.mpcr_max_ps)
+    else {
+        return Err(BuildError(format!(
+            "{at}: an MPEG-2 source needs std, hurst, peak and the MPCR interval range"
+        )));
+    };
+    let span = emitter
+        .stop
+        .ps()
+        .min(duration_ps)
+        .saturating_sub(emitter.start.ps());
+    let cfg = Mpeg2Config {
+        mean_bps: s.rate_bps,
+        std_bps,
+        hurst,
+        peak_bps,
+        mpcr_min: Duration(min),
+        mpcr_max: Duration(max),
+        cell_bytes: s.packet_bytes,
+        block: mpeg2_block(span, min),
+    };
+    Mpeg2::new(emitter, cfg, rng).map_err(|e| BuildError(format!("{at}: {e}")))
 }
 
 impl World {
@@ -328,7 +400,12 @@ impl World {
                 sent_packets: 0,
                 sent_bytes: 0,
             };
-            sources.push(build_source(s, emitter, RngStream::new(d.seed, &at))?);
+            sources.push(build_source(
+                s,
+                emitter,
+                RngStream::new(d.seed, &at),
+                d.duration_ps,
+            )?);
             flows.push(FlowRecord::default());
             let slot = sched.add_slot();
             source_slots.push(slot);
@@ -352,6 +429,25 @@ impl World {
         let sample_slot = sched.add_slot();
         owners.push(Owner::Sampler);
 
+        let mut ports = vec![];
+        let mut port_slots = vec![];
+        for (i, l) in d.links.iter().enumerate() {
+            let at = format!("links.{}", l.name);
+            let Some(e) = &l.erica else {
+                ports.push(None);
+                port_slots.push(sample_slot);
+                continue;
+            };
+            let CapacityDesc::Constant { rate_bps } = l.capacity else {
+                return Err(BuildError(format!(
+                    "{at}.erica: ERICA+ needs a constant-rate link"
+                )));
+            };
+            ports.push(Some(atm_net::erica_port(e, rate_bps, &at)?));
+            port_slots.push(sched.add_slot());
+            owners.push(Owner::Erica(i as u32));
+        }
+
         let mut agents: Vec<Agent> = (0..sinks.len() as u32).map(Agent::Sink).collect();
         let mut conns = vec![];
         for (c, t) in d.tcp.iter().enumerate() {
@@ -366,6 +462,13 @@ impl World {
             owners.push(Owner::Tcp(c as u32, 1));
             conns.push(build_connection(t, &node_ix, client_agent, flow, slots)?);
         }
+        let mut abr = vec![];
+        for (c, t) in d.tcp.iter().enumerate() {
+            if let Some(a) = &t.abr {
+                abr.push((c, atm_net::abr_config(a, &format!("tcp.{}", t.name))?));
+            }
+        }
+        let vc_flow_base = flows.len() as u32;
         let stop_when = match &d.stop_when {
             None => None,
             Some(s) => Some(stop_condition(s, &sink_ix, &name_map(&names.tcp))?),
@@ -394,6 +497,11 @@ impl World {
             source_slots,
             sinks,
             conns,
+            vcs: Vec::new(),
+            vc_slots: Vec::new(),
+            vc_flow_base,
+            ports,
+            port_slots,
             agents,
             flows,
             probes,
@@ -405,8 +513,16 @@ impl World {
             scratch: Vec::new(),
             tcp_out: [Vec::new(), Vec::new()],
         };
+        for (c, (cfg, encap)) in abr {
+            w.add_vcs(c, &cfg, encap);
+        }
         for c in 0..w.conns.len() {
             w.reschedule_conn(c);
+        }
+        for l in 0..w.ports.len() {
+            if let Some(p) = &w.ports[l] {
+                w.sched.schedule(w.port_slots[l], p.interval_deadline());
+            }
         }
         for i in 0..w.sources.len() {
             w.sched.schedule(w.source_slots[i], w.sources[i].poll_at());
@@ -481,6 +597,8 @@ impl World {
             Owner::Link(i) => self.on_link(i as usize),
             Owner::Source(i) => self.on_source(i as usize),
             Owner::Tcp(c, side) => self.on_tcp_timer(c as usize, side as usize),
+            Owner::Vc(v) => self.on_vc(v as usize),
+            Owner::Erica(l) => self.on_erica_timer(l as usize),
             Owner::Sampler => self.on_sample(),
         }
         if let Some(max) = self.max_events {
@@ -528,7 +646,20 @@ impl World {
     }
 
     /// Hands a PDU that is at `node` to the next link or to its receiver.
-    fn forward(&mut self, node: u32, p: Pdu) {
+    fn forward(&mut self, node: u32, mut p: Pdu) {
+        if let Header::Rm(h) = &mut p.header {
+            if h.backward && node != p.dst_node {
+                let vc = p.flow - self.vc_flow_base;
+                // The BRM's source end is the VC's destination end.
+                mark_brm(
+                    &self.nodes[node as usize],
+                    &mut self.ports,
+                    p.src_node,
+                    vc,
+                    h,
+                );
+            }
+        }
         match self.nodes[node as usize].next_hop(p.dst_node) {
             Next::Local => match self.agents[p.dst_agent as usize] {
                 Agent::Sink(k) => {
@@ -536,8 +667,13 @@ impl World {
                     self.sinks[k as usize].deliver(self.now, &p, flow);
                 }
                 Agent::Tcp(c, side) => self.on_tcp_segment(c as usize, side as usize, &p),
+                Agent::VcDestination(v) => self.on_vc_destination(node, v as usize, &p),
+                Agent::VcSource(v) => self.on_vc_source(v as usize, &p),
             },
             Next::Link(l) => {
+                if self.ports[l as usize].is_some() {
+                    self.erica_input(l as usize, &p);
+                }
                 let link = &mut self.links[l as usize];
                 if link.enqueue(self.now, p) != Verdict::Queued {
                     self.flows[p.flow as usize].dropped += 1;
@@ -582,8 +718,17 @@ impl World {
         self.reschedule_conn(c);
         for (side, out) in outs.iter_mut().enumerate() {
             let node = self.conns[c].sockets[side].endpoint.node;
-            for p in out.drain(..) {
-                self.forward(node, p);
+            match self.conns[c].vcs {
+                Some(vcs) => {
+                    for p in out.drain(..) {
+                        self.vc_offer(vcs[side] as usize, p);
+                    }
+                }
+                None => {
+                    for p in out.drain(..) {
+                        self.forward(node, p);
+                    }
+                }
             }
         }
         self.tcp_out = outs;
@@ -624,6 +769,24 @@ impl World {
                 let s = &self.links[i as usize].stats;
                 (s.drops + s.drops_clp) as f64
             }
+            LinkQueueHigh(i) => self.links[i as usize].queue().packets_at(0) as f64,
+            LinkQueueLow(i) => self.links[i as usize].queue().packets_at(1) as f64,
+            LinkThroughputHigh(i) | LinkThroughputLow(i) => {
+                let level = usize::from(matches!(q, LinkThroughputLow(_)));
+                let l = &mut self.links[i as usize];
+                l.settle(now);
+                p.per_interval(l.stats.tx_bytes_by_priority[level] as f64 * 8.0, dt)
+            }
+            EricaFairShare(i) | EricaAbrCapacity(i) | EricaLoadFactor(i) => {
+                match &self.ports[i as usize] {
+                    None => f64::NAN,
+                    Some(e) => match q {
+                        EricaFairShare(_) => e.fair_share() * CELL_BITS,
+                        EricaAbrCapacity(_) => e.abr_capacity() * CELL_BITS,
+                        _ => e.load_factor(),
+                    },
+                }
+            }
             SinkThroughput(i) => {
                 p.per_interval(self.sinks[i as usize].received_bytes as f64 * 8.0, dt)
             }
@@ -655,6 +818,10 @@ impl World {
             }
             TcpDelivered(c) => self.conns[c as usize].sockets[1].delivered as f64,
             TcpRetransmissions(c) => self.conns[c as usize].sockets[0].stats.retransmissions as f64,
+            TcpAcr(c) => match self.conns[c as usize].vcs {
+                Some([v, _]) => self.vcs[v as usize].source.acr() * CELL_BITS,
+                None => f64::NAN,
+            },
         }
     }
 
@@ -761,6 +928,7 @@ fn build_connection(
         start,
         slots,
         flow,
+        vcs: None,
     })
 }
 

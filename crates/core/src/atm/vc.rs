@@ -1,0 +1,407 @@
+//! An ABR virtual circuit carrying IP packets end to end (TCP over ATM as
+//! in the abr-lrd-vbr study, §6): at the source end system, a per-VC
+//! segmentation buffer filled with whole packets and drained one cell at a
+//! time at the allowed cell rate (TM 4.0 source rules, `abr`), with an FRM
+//! every Nrm cells; at the destination end system, AAL5 reassembly
+//! (RFC 1577 LLC/SNAP, `aal5`) and the turnaround of FRMs into BRMs.
+//!
+//! Cells carry no payload, so the packets themselves (with their TCP
+//! headers) wait in the VC, in frame order, between the moment their last
+//! cell leaves and the moment it arrives. ATM keeps cell order on a VC,
+//! so the destination finds a frame's packet at the front of that queue;
+//! frames in front of it lost a cell on the way.
+//!
+//! The turned-around BRM is sent straight back rather than queued behind
+//! the reverse VC's own cells (TM 4.0 source rule 3b is not modelled; see
+//! `abr`). A passive state machine: the world supplies time and moves the
+//! cells.
+
+use super::aal5::{frame_cell_header, Encapsulation, Reassembler};
+use super::abr::{AbrConfig, AbrDestination, AbrSource, CellKind, RmCell, RmDir};
+use super::cell::{cell_header, cell_pdu, CELL_BYTES};
+use crate::engine::Time;
+use crate::net::pdu::{Header, Pdu, RmHeader};
+use std::collections::VecDeque;
+
+/// Where the cells of a VC go: written into every cell it sends.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct VcEnds {
+    /// Flow id for per-flow accounting of the cells.
+    pub flow: u32,
+    pub src_node: u32,
+    pub dst_node: u32,
+    /// Receiving agent at `dst_node` (data and FRM cells).
+    pub dst_agent: u32,
+    /// Receiving agent at `src_node` (BRM cells).
+    pub src_agent: u32,
+    /// Queue priority of the cells; ABR is the low level below VBR.
+    pub priority: u8,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VcStats {
+    pub packets_offered: u64,
+    pub cells_sent: u64,
+    pub packets_delivered: u64,
+    /// Packets whose frame failed reassembly (a cell lost on the way).
+    pub packets_lost: u64,
+    pub brms_sent: u64,
+    /// Largest segmentation-buffer backlog, bytes of IP packets.
+    pub max_buffered_bytes: u64,
+}
+
+/// What the destination end does with an arriving cell.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Arrival {
+    Nothing,
+    /// A frame completed intact: its packet.
+    Packet(Pdu),
+    /// An FRM was turned around: the BRM cell to send back.
+    Brm(Pdu),
+}
+
+pub struct AbrVc {
+    pub vpi: u16,
+    pub vci: u16,
+    pub ends: VcEnds,
+    pub source: AbrSource,
+    pub destination: AbrDestination,
+    encap: Encapsulation,
+    /// Packets whose cells are not all sent; the front one is in progress.
+    waiting: VecDeque<Pdu>,
+    /// Cells of the front packet already sent.
+    front_sent: u32,
+    next_frame: u32,
+    /// (frame, packet) whose last cell has left but not yet arrived.
+    in_transit: VecDeque<(u32, Pdu)>,
+    reassembler: Reassembler,
+    buffered_bytes: u64,
+    pub stats: VcStats,
+}
+
+fn rm_header(vpi: u16, vci: u16, rm: &RmCell) -> RmHeader {
+    RmHeader {
+        vpi,
+        vci,
+        backward: rm.dir == RmDir::Backward,
+        bn: rm.bn,
+        ci: rm.ci,
+        ni: rm.ni,
+        er: rm.er,
+        ccr: rm.ccr,
+        mcr: rm.mcr,
+    }
+}
+
+/// The RM fields of an RM cell PDU, as the ABR models read them.
+pub fn rm_of(p: &Pdu) -> Option<RmCell> {
+    match &p.header {
+        Header::Rm(h) => Some(RmCell {
+            dir: if h.backward {
+                RmDir::Backward
+            } else {
+                RmDir::Forward
+            },
+            bn: h.bn,
+            ci: h.ci,
+            ni: h.ni,
+            er: h.er,
+            ccr: h.ccr,
+            mcr: h.mcr,
+        }),
+        _ => None,
+    }
+}
+
+impl AbrVc {
+    pub fn new(vpi: u16, vci: u16, ends: VcEnds, cfg: AbrConfig, encap: Encapsulation) -> AbrVc {
+        AbrVc {
+            vpi,
+            vci,
+            ends,
+            source: AbrSource::new(cfg),
+            destination: AbrDestination::new(),
+            encap,
+            waiting: VecDeque::new(),
+            front_sent: 0,
+            next_frame: 0,
+            in_transit: VecDeque::new(),
+            reassembler: Reassembler::new(encap),
+            buffered_bytes: 0,
+            stats: VcStats::default(),
+        }
+    }
+
+    /// IP bytes waiting in the segmentation buffer.
+    pub fn buffered_bytes(&self) -> u64 {
+        self.buffered_bytes
+    }
+
+    /// A packet from the layer above joins the segmentation buffer.
+    pub fn offer(&mut self, packet: Pdu) {
+        self.source
+            .enqueue_cells(u64::from(self.encap.cells(packet.bytes)));
+        self.buffered_bytes += u64::from(packet.bytes);
+        self.stats.packets_offered += 1;
+        self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.buffered_bytes);
+        self.waiting.push_back(packet);
+    }
+
+    /// When the source end next sends a cell.
+    pub fn poll_at(&self) -> Time {
+        self.source.poll_at()
+    }
+
+    fn template(&self, now: Time, dst_node: u32, dst_agent: u32, src_node: u32) -> Pdu {
+        Pdu {
+            bytes: CELL_BYTES,
+            flow: self.ends.flow,
+            seq: self.stats.cells_sent,
+            src_node,
+            dst_node,
+            dst_agent,
+            created: now,
+            enqueued: now,
+            priority: self.ends.priority,
+            clp: 0,
+            header: Header::Ip,
+        }
+    }
+
+    /// The cell the source end sends at `now`, if one is due.
+    pub fn emit(&mut self, now: Time) -> Option<Pdu> {
+        let kind = self.source.send_cell(now)?;
+        let e = self.ends;
+        let mut cell = self.template(now, e.dst_node, e.dst_agent, e.src_node);
+        self.stats.cells_sent += 1;
+        match kind {
+            CellKind::Data => {
+                let packet = *self.waiting.front().expect("ABR backlog without a packet");
+                let h = frame_cell_header(
+                    &packet,
+                    self.encap,
+                    self.vpi,
+                    self.vci,
+                    self.next_frame,
+                    self.front_sent,
+                );
+                self.front_sent += 1;
+                if h.end_of_frame() {
+                    self.waiting.pop_front();
+                    self.buffered_bytes -= u64::from(packet.bytes);
+                    self.in_transit.push_back((self.next_frame, packet));
+                    self.next_frame = self.next_frame.wrapping_add(1);
+                    self.front_sent = 0;
+                }
+                cell = cell_pdu(&cell, h);
+            }
+            CellKind::Frm(rm) => cell.header = Header::Rm(rm_header(self.vpi, self.vci, &rm)),
+            CellKind::OutOfRateFrm(rm) => {
+                cell.header = Header::Rm(rm_header(self.vpi, self.vci, &rm));
+                cell.clp = 1;
+            }
+        }
+        Some(cell)
+    }
+
+    /// A data or FRM cell of this VC reaches the destination end.
+    pub fn on_destination_cell(&mut self, now: Time, cell: &Pdu) -> Arrival {
+        if let Some(rm) = rm_of(cell) {
+            if rm.dir != RmDir::Forward {
+                return Arrival::Nothing;
+            }
+            self.destination.on_frm(&rm);
+            let brm = self.destination.take_brm().expect("FRM just turned around");
+            self.stats.brms_sent += 1;
+            let e = self.ends;
+            let mut p = self.template(now, e.src_node, e.src_agent, e.dst_node);
+            p.header = Header::Rm(rm_header(self.vpi, self.vci, &brm));
+            return Arrival::Brm(p);
+        }
+        let Some(h) = cell_header(cell).copied() else {
+            return Arrival::Nothing;
+        };
+        self.destination.on_data(h.efci());
+        let intact = self.reassembler.push(cell).is_some();
+        if !h.end_of_frame() {
+            return Arrival::Nothing;
+        }
+        // Frames before this one lost their last cell and, with it, every
+        // cell collected since; this frame survives only if intact.
+        while let Some(&(f, _)) = self.in_transit.front() {
+            if (f.wrapping_sub(h.frame) as i32) >= 0 {
+                break;
+            }
+            self.in_transit.pop_front();
+            self.stats.packets_lost += 1;
+        }
+        match self.in_transit.front() {
+            Some(&(f, packet)) if f == h.frame => {
+                self.in_transit.pop_front();
+                if intact {
+                    self.stats.packets_delivered += 1;
+                    Arrival::Packet(packet)
+                } else {
+                    self.stats.packets_lost += 1;
+                    Arrival::Nothing
+                }
+            }
+            _ => Arrival::Nothing,
+        }
+    }
+
+    /// A BRM of this VC reaches the source end.
+    pub fn on_source_cell(&mut self, now: Time, cell: &Pdu) {
+        if let Some(rm) = rm_of(cell).filter(|r| r.dir == RmDir::Backward) {
+            self.source.on_brm(now, &rm);
+        }
+    }
+
+    /// Packets whose cells are all sent and not yet accounted for at the
+    /// destination (end-of-run accounting).
+    pub fn packets_in_transit(&self) -> usize {
+        self.in_transit.len()
+    }
+
+    pub fn reassembly(&self) -> &super::aal5::ReassemblyStats {
+        &self.reassembler.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Duration;
+    use crate::net::pdu::TcpHeader;
+
+    const PCR: f64 = 353_207.55;
+
+    fn vc() -> AbrVc {
+        let ends = VcEnds {
+            flow: 7,
+            src_node: 0,
+            dst_node: 3,
+            dst_agent: 11,
+            src_agent: 10,
+            priority: 1,
+        };
+        AbrVc::new(
+            0,
+            42,
+            ends,
+            AbrConfig::new(PCR, 0.0, PCR / 10.0),
+            Encapsulation::LlcSnap,
+        )
+    }
+
+    fn segment(seq: u32, bytes: u32) -> Pdu {
+        Pdu {
+            bytes,
+            header: Header::Tcp(TcpHeader {
+                seq,
+                ..TcpHeader::default()
+            }),
+            ..Pdu::default()
+        }
+    }
+
+    /// Drains every cell the source sends, in order.
+    fn drain(v: &mut AbrVc) -> Vec<Pdu> {
+        let mut cells = vec![];
+        while v.poll_at() != Time::NEVER {
+            let t = v.poll_at();
+            cells.push(v.emit(t).expect("due"));
+        }
+        cells
+    }
+
+    #[test]
+    fn a_552_byte_segment_is_12_cells_plus_the_first_frm() {
+        // 512-byte MSS + 40 bytes TCP/IP = 552; + 8 LLC/SNAP + 8 trailer
+        // = 568 → 12 cells (paper §6). The first cell of a source is an FRM.
+        let mut v = vc();
+        v.offer(segment(1, 552));
+        let cells = drain(&mut v);
+        assert_eq!(cells.len(), 13);
+        assert!(matches!(cells[0].header, Header::Rm(h) if !h.backward));
+        assert!(cells.iter().all(|c| c.bytes == 53 && c.priority == 1));
+        assert!(cell_header(&cells[12]).unwrap().end_of_frame());
+        assert_eq!(v.buffered_bytes(), 0);
+    }
+
+    #[test]
+    fn delivers_packets_with_their_headers_and_turns_frms_around() {
+        let mut v = vc();
+        for k in 0..5 {
+            v.offer(segment(1000 * k, 552));
+        }
+        let mut got = vec![];
+        let mut brms = 0;
+        for c in drain(&mut v) {
+            match v.on_destination_cell(Time::ZERO, &c) {
+                Arrival::Packet(p) => got.push(p),
+                Arrival::Brm(b) => {
+                    brms += 1;
+                    assert_eq!((b.dst_node, b.dst_agent), (0, 10));
+                    assert!(matches!(b.header, Header::Rm(h) if h.backward));
+                }
+                Arrival::Nothing => {}
+            }
+        }
+        let seqs: Vec<u32> = got
+            .iter()
+            .map(|p| match p.header {
+                Header::Tcp(h) => h.seq,
+                _ => panic!("header lost"),
+            })
+            .collect();
+        assert_eq!(seqs, vec![0, 1000, 2000, 3000, 4000]);
+        // 60 data cells: an FRM first, then one after every 31 in-rate cells.
+        assert_eq!(brms, 2);
+        assert_eq!(v.stats.packets_delivered, 5);
+    }
+
+    #[test]
+    fn a_lost_cell_loses_its_packet_and_a_lost_last_cell_loses_two() {
+        let mut v = vc();
+        for k in 0..4 {
+            v.offer(segment(k, 552));
+        }
+        let data: Vec<Pdu> = drain(&mut v)
+            .into_iter()
+            .filter(|c| cell_header(c).is_some())
+            .collect();
+        assert_eq!(data.len(), 48);
+        let mut got = vec![];
+        for (i, c) in data.iter().enumerate() {
+            // Cell 3 of frame 0 and the last cell of frame 2 are lost.
+            if i == 3 || i == 35 {
+                continue;
+            }
+            if let Arrival::Packet(p) = v.on_destination_cell(Time::ZERO, c) {
+                got.push(p.header);
+            }
+        }
+        assert_eq!(got.len(), 1, "only frame 1 survives");
+        assert_eq!(v.stats.packets_lost, 3);
+        assert_eq!(v.packets_in_transit(), 0);
+    }
+
+    #[test]
+    fn brm_er_limits_the_source_rate() {
+        let mut v = vc();
+        v.offer(segment(0, 9180));
+        let frm = v.emit(Time::ZERO).unwrap();
+        let Arrival::Brm(mut brm) = v.on_destination_cell(Time::ZERO, &frm) else {
+            panic!("FRM not turned around");
+        };
+        if let Header::Rm(h) = &mut brm.header {
+            h.er = 1000.0;
+        }
+        v.on_source_cell(Time::ZERO, &brm);
+        assert!((v.source.acr() - 1000.0).abs() < 1e-9);
+        let t1 = v.poll_at();
+        v.emit(t1).unwrap();
+        assert_eq!(v.poll_at().since(t1), Duration::from_secs_f64(1e-3));
+    }
+}
