@@ -88,6 +88,32 @@ def test_reference_refuses_nonsense_tolerance():
         Reference("r", "m", 1.0, "src", 0.1, tolerance_kind="percent")
 
 
+def test_factor_tolerance_is_symmetric_in_ratio():
+    ref = Reference("r", "m", 6000.0, "src", 2.0, tolerance_kind="factor")
+    assert ref.passes(3000.0) and ref.passes(12000.0) and ref.passes(6000.0)
+    assert not ref.passes(2999.0) and not ref.passes(12001.0)
+    with pytest.raises(ValueError):
+        Reference("r", "m", 1.0, "src", 0.5, tolerance_kind="factor")
+
+
+def test_rows_shown_but_not_judged(tmp_path):
+    shown = [
+        Reference("low", "x", 1.0, "src", 0.05),
+        Reference("high", "x", math.nan, "withheld", 0.0, tolerance_kind="none"),
+        Reference("high", "n_per_level", 10.0, "src", 0.0, tolerance_kind="none"),
+    ]
+    with pytest.raises(ValueError):
+        Reference("r", "m", math.nan, "src", 0.1)
+    table = framework.reproduce(
+        fake_study(shown), jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
+    )
+    assert table["passed"].tolist() == [True, None, None]
+    assert math.isnan(table.loc[1, "error"]) and table.loc[2, "error"] == 0.0
+    assert framework.verdict_line(table) == (
+        "1/1 checks within tolerance; 2 rows shown, not judged"
+    )
+
+
 # ---------------------------------------------------------------------------
 # Aggregation
 

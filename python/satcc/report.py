@@ -175,8 +175,13 @@ def load_study(result_dir: str | os.PathLike[str]) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _judged(check: dict[str, Any]) -> bool:
+    """Rows of tolerance kind "none" are shown beside the paper, not judged."""
+    return check.get("tolerance_kind") != "none"
+
+
 def _study_outcome(document: dict[str, Any]) -> StudyOutcome:
-    checks = document.get("checks", [])
+    checks = [c for c in document.get("checks", []) if _judged(c)]
     return StudyOutcome(
         name=document["study"],
         title=document.get("title", ""),
@@ -196,8 +201,10 @@ def _registered_study(name: str) -> Any:
 
 
 def _fmt_tolerance(tolerance: Any, kind: str) -> str:
-    if _missing(tolerance):
+    if _missing(tolerance) or kind == "none":
         return "n/a"
+    if kind == "factor":
+        return f"×{tolerance:g}"
     return f"{tolerance * 100:g}%" if kind == "relative" else f"±{tolerance:g}"
 
 
@@ -272,9 +279,11 @@ def _checks_table(checks: list[dict[str, Any]], sources: list[str]) -> str:
     rows = []
     for c in checks:
         passed = bool(c.get("passed"))
+        verdict = ("PASS" if passed else "FAIL") if _judged(c) else "shown"
+        css = ("pass" if passed else "fail") if _judged(c) else "shown"
         params = c.get("params") or ""
         rows.append(
-            f'<tr class="{"pass" if passed else "fail"}">'
+            f'<tr class="{css}">'
             f'<td title="{_e(params)}">{_e(c.get("label", ""))}</td>'
             f"<td><code>{_e(c.get('metric', ''))}</code></td>"
             f"<td class=num>{_g(c.get('published'))}</td>"
@@ -284,7 +293,7 @@ def _checks_table(checks: list[dict[str, Any]], sources: list[str]) -> str:
             f"<td class=num>{_fmt_tolerance(c.get('tolerance'), c.get('tolerance_kind', ''))}</td>"
             f"<td class=num>{_g(c.get('allowed'), 3)}</td>"
             f"<td>{_e(c.get('kind', ''))}</td>"
-            f'<td class="verdict">{"PASS" if passed else "FAIL"}</td>'
+            f'<td class="verdict">{verdict}</td>'
             f"<td>[{sources.index(str(c.get('source', ''))) + 1}]</td>"
             f'<td class="notes">{_e(c.get("notes") or "")}</td></tr>'
         )
@@ -316,12 +325,16 @@ def _study_figure(name: str, checks: list[dict[str, Any]]) -> str:
     y = np.arange(n)[::-1]
     for yi, c in zip(y, rows, strict=True):
         published = abs(float(c["published"]))
-        band = float(c["allowed"]) / published if not _missing(c.get("allowed")) else 0.0
-        ax.barh(yi, 2 * band, left=1 - band, height=0.6, color="#dfe7f1", edgecolor="none")
+        if c.get("tolerance_kind") == "factor":
+            low, high = 1 / float(c["tolerance"]), float(c["tolerance"])
+        else:
+            band = float(c["allowed"]) / published if not _missing(c.get("allowed")) else 0.0
+            low, high = 1 - band, 1 + band
+        ax.barh(yi, high - low, left=low, height=0.6, color="#dfe7f1", edgecolor="none")
         ratio = float(c["measured"]) / float(c["published"])
         ci = c.get("ci_half_width")
         xerr = None if _missing(ci) else abs(float(ci) / published)
-        color = "#1a7f37" if c.get("passed") else "#c62828"
+        color = ("#1a7f37" if c.get("passed") else "#c62828") if _judged(c) else "#78909c"
         ax.errorbar(
             ratio,
             yi,
@@ -867,6 +880,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-sp
 td.notes { color: var(--muted); font-size: 11.5px; max-width: 260px; }
 tr.pass td.verdict { color: var(--pass); background: var(--pass-bg); font-weight: bold; }
 tr.fail td.verdict { color: var(--fail); background: var(--fail-bg); font-weight: bold; }
+tr.shown td.verdict { color: #607d8b; }
 tr.fail td { background: #fff7f6; }
 tr.point td { border-top: 2px solid var(--line); }
 .badge { display: inline-block; font-size: 12px; font-weight: bold; padding: 1px 8px;

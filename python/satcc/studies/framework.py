@@ -76,6 +76,12 @@ class Reference:
     (book/paper, table/figure/equation, row). `kind` says what sort of number
     it is ("closed-form", "table", "figure" read off a plot, ...), because a
     value read off a figure deserves a looser tolerance than an equation.
+
+    Tolerance kinds: "relative" (a fraction of the published value),
+    "absolute" (in the metric's unit), "factor" (measured within
+    [value / f, value * f]), and "none": a row shown beside the published
+    value (NaN when none was published) but not judged, for numbers the
+    study reports without a claim to reproduce them.
     """
 
     label: str
@@ -83,27 +89,47 @@ class Reference:
     value: float
     source: str
     tolerance: float
-    tolerance_kind: Literal["relative", "absolute"] = "relative"
+    tolerance_kind: Literal["relative", "absolute", "factor", "none"] = "relative"
     kind: str = "closed-form"
     notes: str = ""
 
     def __post_init__(self) -> None:
-        if self.tolerance_kind not in ("relative", "absolute"):
+        kinds = ("relative", "absolute", "factor", "none")
+        if self.tolerance_kind not in kinds:
             raise ValueError(
-                f"tolerance_kind must be 'relative' or 'absolute', not {self.tolerance_kind!r}"
+                f"tolerance_kind must be one of {', '.join(kinds)}, not {self.tolerance_kind!r}"
             )
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be >= 0, not {self.tolerance!r}")
+        if self.tolerance_kind == "factor" and not self.tolerance >= 1:
+            raise ValueError(f"a factor tolerance must be >= 1, not {self.tolerance!r}")
+        if self.judged and not math.isfinite(self.value):
+            raise ValueError("a judged reference needs a published value")
+
+    @property
+    def judged(self) -> bool:
+        return self.tolerance_kind != "none"
 
     @property
     def allowed(self) -> float:
-        """The largest |measured - published| that still passes."""
+        """The largest |measured - published| that still passes (above the
+        value, for a factor); NaN for a row that is not judged."""
         if self.tolerance_kind == "relative":
             return self.tolerance * abs(self.value)
+        if self.tolerance_kind == "factor":
+            return (self.tolerance - 1) * abs(self.value)
+        if self.tolerance_kind == "none":
+            return math.nan
         return self.tolerance
 
-    def passes(self, measured: float) -> bool:
+    def passes(self, measured: float) -> bool | None:
+        """None for a row that is not judged."""
         # NaN compares false, so a metric that could not be measured fails.
+        if self.tolerance_kind == "none":
+            return None
+        if self.tolerance_kind == "factor":
+            low, high = sorted((self.value / self.tolerance, self.value * self.tolerance))
+            return bool(low <= measured <= high)
         return bool(abs(measured - self.value) <= self.allowed)
 
 
@@ -127,6 +153,9 @@ class Study:
     references: list[Reference]
     seeds: Callable[[bool], list[int]]
     quick_note: str = ""
+    # A study whose rows form the paper's own tables may lay them out that
+    # way instead of one line per check; it gets the comparison table.
+    layout: Callable[[pd.DataFrame], list[Table]] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -436,7 +465,8 @@ def compare(study: Study, specs: list[RunSpec], aggregated: pd.DataFrame) -> pd.
 
 
 def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any) -> dict:
-    error = (agg.mean - ref.value) / abs(ref.value) if ref.value != 0 else math.nan
+    finite = math.isfinite(ref.value) and ref.value != 0
+    error = (agg.mean - ref.value) / abs(ref.value) if finite else math.nan
     return {
         "study": study,
         "label": ref.label,
@@ -468,11 +498,24 @@ def _fmt(value: float, digits: int = 4) -> str:
 
 
 def _fmt_tolerance(tolerance: float, kind: str) -> str:
+    if kind == "none":
+        return "-"
+    if kind == "factor":
+        return f"x{tolerance:g}"
     return f"{tolerance * 100:g}%" if kind == "relative" else f"±{tolerance:g}"
 
 
+def _verdict_cell(passed: bool | None) -> str:
+    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
+        return "[dim]shown[/]"
+    return "[green]PASS[/]" if passed else "[bold red]FAIL[/]"
+
+
 def verdict_line(table: pd.DataFrame) -> str:
-    return f"{int(table['passed'].sum())}/{len(table)} checks within tolerance"
+    judged = table[table["tolerance_kind"] != "none"]
+    line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
+    shown = len(table) - len(judged)
+    return line + (f"; {shown} rows shown, not judged" if shown else "")
 
 
 def _seeds_phrase(table: pd.DataFrame) -> str:
@@ -489,6 +532,14 @@ def print_comparison(
     Laid out to fit 80 columns: sources are long, so the table carries only
     their number.
     """
+    if study.layout is not None:
+        for part in study.layout(table):
+            console.print(part)
+        console.print(_seeds_phrase(table), highlight=False)
+        if quick and study.quick_note:
+            console.print(f"quick mode: {study.quick_note}", highlight=False)
+        console.print(verdict_line(table), style="bold", highlight=False)
+        return
     sources = list(dict.fromkeys(table["source"]))
     out = Table(
         title=f"{study.name}: {study.title}",
@@ -511,7 +562,7 @@ def print_comparison(
             _fmt(row.ci_half_width, 2),
             "n/a" if math.isnan(row.error) else f"{row.error * 100:+.2f}%",
             _fmt_tolerance(row.tolerance, row.tolerance_kind),
-            "[green]PASS[/]" if row.passed else "[bold red]FAIL[/]",
+            _verdict_cell(row.passed),
             f"[{sources.index(row.source) + 1}]",
         )
     console.print(out)
