@@ -61,11 +61,14 @@ TABLE_COLUMNS = [
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One parameter point of a study: a scenario (as a dict) to run under every seed."""
+    """One parameter point of a study: a scenario (as a dict) to run under every
+    seed of the study, or under its own `seeds` when a point needs more or
+    fewer replications than the rest (a cheap judged point in quick mode)."""
 
     label: str
     params: dict[str, Any]
     scenario: dict[str, Any]
+    seeds: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,7 @@ def execute(
     `worker` must be a module-level function for jobs > 1. The first run
     that fails stops everything and raises RunFailed.
     """
-    tasks = [_Task(i, seed) for i in range(len(specs)) for seed in seeds]
+    tasks = [_Task(i, seed) for i, spec in enumerate(specs) for seed in spec.seeds or seeds]
     jobs = max(1, min(jobs or default_jobs(), len(tasks)))
     with _ProgressBar(progress, title, len(tasks)) as advance:
         if jobs == 1:
@@ -244,7 +247,7 @@ def execute_in_campaign(
 
     planned: dict[str, tuple[int, int, str]] = {}
     for i, spec in enumerate(specs):
-        for seed in seeds:
+        for seed in spec.seeds or seeds:
             try:
                 description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
             except Exception as e:  # the study's own scenario: a bug, not user input
