@@ -10,16 +10,21 @@ Each scenario runs in a fresh process so its peak memory is its own. Figures
 reported: link transmissions per wall second (a cell crossing one link is one
 transmission), events per second, simulated seconds per wall second, peak
 resident memory, and resident memory at two simulated instants (flatness).
+
+B3 is the heaviest run of the `abr-lrd-vbr` study: 15 TCP connections over
+ATM ABR with ERICA+ sharing a 149.76 Mb/s port with 9 MPEG-2 video sources,
+the source links being the GEO hop (feedback delay about 550 ms), MSS 512,
+video 5 Mb/s mean and standard deviation, 170 simulated seconds.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 OC3 = "149.76 Mbps"
 
@@ -125,6 +130,13 @@ def b2_scenario(n: int, rate: str, delay: str = "250 ms", duration_s: float = 10
     }
 
 
+def b3_scenario(duration_s: float = 170.0) -> dict:
+    """B3 (BENCHMARKS.md): the study's own sat-long, MSS 512, (5, 5) Mb/s video run."""
+    from .studies.abr_lrd_vbr import scenario
+
+    return scenario("sat-long", 512, (5e6, 5e6), duration_s)
+
+
 # name -> (scenario builder taking the simulated seconds, full-length seconds)
 SCENARIOS = {
     "B1": (lambda seconds: b1_scenario(seconds), 30.0),
@@ -138,9 +150,10 @@ SCENARIOS = {
         lambda seconds, n=16, rate="10 Mbps", delay="250 ms": b2_scenario(n, rate, delay, seconds),
         1000.0,
     ),
+    "B3": (b3_scenario, 170.0),
 }
 # Run by `satcc bench` with no names.
-DEFAULT = ("B1", "B1-deep", "B2a", "B2b", "B2c", "B2d")
+DEFAULT = ("B1", "B1-deep", "B2a", "B2b", "B2c", "B2d", "B3")
 
 
 def _rss_bytes() -> int:
@@ -149,12 +162,22 @@ def _rss_bytes() -> int:
     return resident_pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def measure(name: str, seconds: float, params: dict | None = None) -> dict:
-    """Runs one benchmark scenario in this process and returns its figures."""
+def _peak_rss_bytes() -> int:
+    """This process's own peak resident memory (VmHWM). Not ru_maxrss: Linux
+    carries that over an exec, so a child would report its parent's peak
+    when the parent (`satcc bench`, having built B3) is the larger."""
+    with open("/proc/self/status") as f:
+        kib = next(line.split()[1] for line in f if line.startswith("VmHWM:"))
+    return int(kib) * 1024
+
+
+def measure(name: str, seconds: float, scenario: dict) -> dict:
+    """Runs one benchmark scenario (a dict from SCENARIOS) in this process
+    and returns its figures."""
     from . import _core
     from .scenario import Scenario, normalised_json
 
-    desc = Scenario.from_dict(SCENARIOS[name][0](seconds, **(params or {}))).validate()
+    desc = Scenario.from_dict(scenario).validate()
     sim = _core.Simulation(normalised_json(desc))
     # Resident memory at one third and at the end of the run: equal when
     # memory is flat in simulated time.
@@ -190,17 +213,21 @@ def measure(name: str, seconds: float, params: dict | None = None) -> dict:
         "cells_in_flight_at_end": in_flight,
         "rss_at_third_mb": (rss_early or rss_end) / 2**20,
         "rss_at_end_mb": rss_end / 2**20,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": _peak_rss_bytes() / 2**20,
     }
 
 
 def _measure_in_subprocess(name: str, seconds: float, params: dict | None = None) -> dict:
     """Runs one benchmark in a fresh interpreter; adds the whole process's
     wall time (start-up, validation and result included), which is what the
-    peers' figures measure."""
+    peers' figures measure. The scenario is built here and sent as JSON, so
+    what building it imports (B3: the study package, with scipy and pandas)
+    counts in neither the process's time nor its memory."""
+    scenario = SCENARIOS[name][0](seconds, **(params or {}))
     t0 = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-m", "satcc.bench", name, str(seconds), json.dumps(params or {})],
+        [sys.executable, "-m", "satcc.bench", name, str(seconds)],
+        input=json.dumps(scenario),
         check=True,
         capture_output=True,
         text=True,
@@ -233,6 +260,78 @@ def main(
     return 0
 
 
+def _mega(key: str) -> Callable[[dict], str]:
+    return lambda r: f"{r[key] / 1e6:.2f} M"
+
+
+def _mb(key: str) -> Callable[[dict], str]:
+    return lambda r: f"{r[key]:.0f} MB"
+
+
+def _goodput(r: dict) -> str:
+    # None when no TCP byte has arrived yet (very short runs).
+    return f"{r['goodput_mbps'] or 0:.2f}"
+
+
+# One table per family: (scenario prefix, title, columns, target line).
+# Each column is (header, cell formatter).
+_SIM_S = ("sim s", lambda r: f"{r['simulated_s']:g}")
+_RATES = (
+    ("transmissions/s", _mega("transmissions_per_s")),
+    ("events/s", _mega("events_per_s")),
+    ("sim s / wall s", lambda r: f"{r['sim_s_per_wall_s']:.2f}"),
+)
+_TABLES = (
+    (
+        "B1",
+        "B1, cell storm over GEO",
+        (
+            _SIM_S,
+            ("wall s", lambda r: f"{r['wall_s']:.2f}"),
+            *_RATES,
+            ("cells in flight", lambda r: f"{r['cells_in_flight_at_end']:,}"),
+            ("drops", lambda r: f"{r['drops']:,}"),
+            (
+                "RSS at 1/3 → end",
+                lambda r: f"{r['rss_at_third_mb']:.0f} → {r['rss_at_end_mb']:.0f} MB",
+            ),
+            ("peak RSS", _mb("peak_rss_mb")),
+        ),
+        "Target (B1, one core, release build): >= 10 M link transmissions/s, "
+        "memory flat in simulated time.",
+    ),
+    (
+        "B2",
+        "B2, TCP dumbbell over GEO",
+        (
+            _SIM_S,
+            ("run wall s", lambda r: f"{r['wall_s']:.2f}"),
+            ("process wall s", lambda r: f"{r['process_wall_s']:.2f}"),
+            ("events", lambda r: f"{r['events']:,}"),
+            ("goodput Mb/s", _goodput),
+            ("bottleneck drops", lambda r: f"{r['bottleneck_drops']:,}"),
+            ("peak RSS", _mb("peak_rss_mb")),
+        ),
+        "Peers (BENCHMARKS.md, whole process): ns-2.35 0.79 / 1.32 / 2.45 / 7.72 s, "
+        "ns-3 14.1 / 25.4 / 50.8 / 84.4 s for B2a / B2b / B2c / B2d.",
+    ),
+    (
+        "B3",
+        "B3, abr-lrd-vbr sat-long (TCP over ABR, MPEG-2 video)",
+        (
+            _SIM_S,
+            ("run wall s", lambda r: f"{r['wall_s']:.2f}"),
+            ("process wall s", lambda r: f"{r['process_wall_s']:.2f}"),
+            *_RATES,
+            ("TCP goodput Mb/s", _goodput),
+            ("drops", lambda r: f"{r['drops']:,}"),
+            ("peak RSS", _mb("peak_rss_mb")),
+        ),
+        "Target (B3, one core): >= 1 simulated second per wall second.",
+    ),
+)
+
+
 def _print(rows: list[dict], quick: bool) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -242,72 +341,20 @@ def _print(rows: list[dict], quick: bool) -> None:
     # A pipe gets the full tables rather than ones folded to 80 columns.
     console = Console() if sys.stdout.isatty() else Console(width=140)
     suffix = " (quick: a tenth of each run)" if quick else ""
-    cells = [r for r in rows if r["scenario"].startswith("B1")]
-    tcp = [r for r in rows if r["scenario"].startswith("B2")]
-    if cells:
-        table = Table(title=f"satcc {_core.version()}: B1, cell storm over GEO{suffix}")
-        for col in (
-            "scenario",
-            "sim s",
-            "wall s",
-            "transmissions/s",
-            "events/s",
-            "sim s / wall s",
-            "cells in flight",
-            "drops",
-            "RSS at 1/3 → end",
-            "peak RSS",
-        ):
-            table.add_column(col, justify="left" if col == "scenario" else "right")
-        for r in cells:
-            table.add_row(
-                r["scenario"],
-                f"{r['simulated_s']:g}",
-                f"{r['wall_s']:.2f}",
-                f"{r['transmissions_per_s'] / 1e6:.2f} M",
-                f"{r['events_per_s'] / 1e6:.2f} M",
-                f"{r['sim_s_per_wall_s']:.2f}",
-                f"{r['cells_in_flight_at_end']:,}",
-                f"{r['drops']:,}",
-                f"{r['rss_at_third_mb']:.0f} → {r['rss_at_end_mb']:.0f} MB",
-                f"{r['peak_rss_mb']:.0f} MB",
-            )
+    for prefix, title, columns, target in _TABLES:
+        family = [r for r in rows if r["scenario"].startswith(prefix)]
+        if not family:
+            continue
+        table = Table(title=f"satcc {_core.version()}: {title}{suffix}")
+        table.add_column("scenario", justify="left")
+        for header, _ in columns:
+            table.add_column(header, justify="right")
+        for r in family:
+            table.add_row(r["scenario"], *(cell(r) for _, cell in columns))
         console.print(table)
-        console.print(
-            "Target (B1, one core, release build): >= 10 M link transmissions/s, "
-            "memory flat in simulated time."
-        )
-    if tcp:
-        table = Table(title=f"satcc {_core.version()}: B2, TCP dumbbell over GEO{suffix}")
-        for col in (
-            "scenario",
-            "sim s",
-            "run wall s",
-            "process wall s",
-            "events",
-            "goodput Mb/s",
-            "bottleneck drops",
-            "peak RSS",
-        ):
-            table.add_column(col, justify="left" if col == "scenario" else "right")
-        for r in tcp:
-            table.add_row(
-                r["scenario"],
-                f"{r['simulated_s']:g}",
-                f"{r['wall_s']:.2f}",
-                f"{r['process_wall_s']:.2f}",
-                f"{r['events']:,}",
-                f"{r['goodput_mbps']:.2f}",
-                f"{r['bottleneck_drops']:,}",
-                f"{r['peak_rss_mb']:.0f} MB",
-            )
-        console.print(table)
-        console.print(
-            "Peers (BENCHMARKS.md, whole process): ns-2.35 0.79 / 1.32 / 2.45 / 7.72 s, "
-            "ns-3 14.1 / 25.4 / 50.8 / 84.4 s for B2a / B2b / B2c / B2d."
-        )
+        console.print(target)
 
 
 if __name__ == "__main__":
-    params = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
-    print(json.dumps(measure(sys.argv[1], float(sys.argv[2]), params)))
+    # python -m satcc.bench NAME SECONDS < scenario.json
+    print(json.dumps(measure(sys.argv[1], float(sys.argv[2]), json.load(sys.stdin))))

@@ -399,7 +399,7 @@ Examples:
 @click.option("--rate", default="10 Mbps", help='B2: bottleneck rate, e.g. "155 Mbps".')
 @click.option("--delay", default="250 ms", help='B2: bottleneck one-way delay, e.g. "300 ms".')
 @click.option("--duration", default=None, help='Simulated time of each run, e.g. "100 s".')
-@click.argument("names", nargs=-1, metavar="[B1|B1-deep|B2a|B2b|B2c|B2d|B2]...")
+@click.argument("names", nargs=-1, metavar="[B1|B1-deep|B2a|B2b|B2c|B2d|B2|B3]...")
 def bench(
     quick: bool,
     as_json: bool,

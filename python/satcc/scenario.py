@@ -266,7 +266,8 @@ Probability = _typed(float, _probability)
 RunName = _typed(str, _run_name)
 Fraction = _typed(float, _number_in(0, 1, False, False, "between 0 and 1"))
 AboveOne = _typed(float, _number_in(1, math.inf, True, True, "greater than 1"))
-Hurst = _typed(float, _number_in(0, 1, True, True, "strictly between 0 and 1"))
+# Paxson's method (and long-range dependence) needs 1/2 <= H < 1.
+Hurst = _typed(float, _number_in(0.5, 1, False, True, "at least 0.5 and below 1"))
 PositiveRate = _typed(float, _quantity(parse_rate, positive=True))
 NonNegativeRate = _typed(float, _quantity(parse_rate, positive=False))
 PositiveTime = _typed(int, _quantity(parse_time, positive=True))
@@ -1051,6 +1052,12 @@ class _Checks:
             )
         if tcp.abr is not None:
             self.check_abr((*path, "abr"), tcp.abr)
+            if tcp.clp:
+                self.refuse(
+                    (*path, "clp"),
+                    "over ABR the VC sends every in-rate cell with CLP = 0 "
+                    "(TM 4.0 source rule 4), so clp = 1 would be ignored",
+                )
         if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
             self.refuse(
                 (*path, "delayed_ack_timeout"),

@@ -11,9 +11,12 @@
 //! `next_cell_time(now)`) and what (`send_cell(now)`); the caller supplies
 //! the backlog (`enqueue_cells(n)`) and feeds back BRMs (`on_brm`).
 //!
-//! Not modelled: the source turning around BRMs of a reverse VC (rule 3b),
-//! destination-generated BRMs (destination rule 4), and CLP/EFCI marking,
-//! which belong to the cell header the caller builds.
+//! The end system's source also sends, in rate, the BRMs its destination
+//! side turned around for the VC coming the other way (rule 3b): the caller
+//! hands them over with `turn_around`.
+//!
+//! Not modelled: destination-generated BRMs (destination rule 4), and
+//! CLP/EFCI marking, which belong to the cell header the caller builds.
 
 use crate::engine::{Duration, Time};
 
@@ -121,6 +124,8 @@ pub enum CellKind {
     Frm(RmCell),
     /// An out-of-rate FRM (CLP = 1), sent at TCR while ACR < TCR (rule 11).
     OutOfRateFrm(RmCell),
+    /// A turned-around BRM of the VC coming the other way (rule 3b).
+    Brm(RmCell),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -128,7 +133,12 @@ pub struct AbrSourceStats {
     pub data_cells: u64,
     pub frm_cells: u64,
     pub out_of_rate_frms: u64,
+    /// BRMs received (rules 8-9).
     pub brm_cells: u64,
+    /// Turned-around BRMs sent for the VC coming the other way (rule 3b).
+    pub turned_around: u64,
+    /// Turned-around BRMs replaced by a newer one before they could go.
+    pub turnarounds_overwritten: u64,
 }
 
 pub struct AbrSource {
@@ -144,6 +154,10 @@ pub struct AbrSource {
     /// The spacing is recomputed from the current ACR, so a BRM that raises
     /// ACR takes effect on the very next cell.
     last_sent: Option<Time>,
+    /// The one BRM waiting to be turned around (destination rule 3: a newer
+    /// FRM overwrites it).
+    turnaround: Option<RmCell>,
+    brm_since_frm: bool,
     pub stats: AbrSourceStats,
 }
 
@@ -158,6 +172,8 @@ impl AbrSource {
             last_frm: None,
             frms_since_brm: 0,
             last_sent: None,
+            turnaround: None,
+            brm_since_frm: false,
             stats: AbrSourceStats::default(),
         }
     }
@@ -180,6 +196,18 @@ impl AbrSource {
         self.backlog += n;
     }
 
+    /// A BRM to send back for the VC coming the other way (rule 3b); it
+    /// replaces one still waiting.
+    pub fn turn_around(&mut self, brm: RmCell) {
+        if self.turnaround.replace(brm).is_some() {
+            self.stats.turnarounds_overwritten += 1;
+        }
+    }
+
+    fn has_work(&self) -> bool {
+        self.backlog > 0 || self.turnaround.is_some()
+    }
+
     /// Rule 11: below TCR only out-of-rate FRMs go out, at TCR.
     fn out_of_rate(&self) -> bool {
         self.acr < self.cfg.tcr
@@ -195,10 +223,10 @@ impl AbrSource {
         Duration::from_secs_f64(1.0 / rate)
     }
 
-    /// When the source next wants to send; `Time::NEVER` with no backlog,
-    /// since a source only schedules cells when it has data.
+    /// When the source next wants to send; `Time::NEVER` with neither data
+    /// nor a BRM to turn around.
     pub fn poll_at(&self) -> Time {
-        if self.backlog == 0 {
+        if !self.has_work() {
             return Time::NEVER;
         }
         match self.last_sent {
@@ -239,6 +267,15 @@ impl AbrSource {
         if self.frm_due(now) {
             return Some(CellKind::Frm(self.send_frm(now)));
         }
+        // Rule 3b: a waiting BRM goes first unless one already went since
+        // the last FRM and data is waiting too.
+        if self.turnaround.is_some() && (!self.brm_since_frm || self.backlog == 0) {
+            let brm = self.turnaround.take().expect("checked");
+            self.brm_since_frm = true;
+            self.cells_since_frm += 1;
+            self.stats.turned_around += 1;
+            return Some(CellKind::Brm(brm));
+        }
         self.backlog -= 1;
         self.cells_since_frm += 1;
         self.stats.data_cells += 1;
@@ -260,6 +297,7 @@ impl AbrSource {
         }
         self.last_frm = Some(now);
         self.cells_since_frm = 0;
+        self.brm_since_frm = false;
         self.frms_since_brm += 1;
         self.stats.frm_cells += 1;
         // Rule 7: the FRM carries the rate it was (re)computed to.
@@ -332,6 +370,39 @@ impl AbrDestination {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_3b_a_waiting_brm_goes_once_per_frm_cycle_before_data() {
+        let mut s = AbrSource::new(AbrConfig::new(PCR, 0.0, PCR));
+        s.enqueue_cells(100);
+        let brm = RmCell {
+            dir: RmDir::Backward,
+            ..RmCell::forward(1.0, 0.0, PCR)
+        };
+        let mut kinds = vec![];
+        let mut t = Time::ZERO;
+        for k in 0..40 {
+            if k == 1 || k == 5 || k == 6 {
+                s.turn_around(brm);
+            }
+            t = s.next_cell_time(t);
+            kinds.push(match s.send_cell(t).unwrap() {
+                CellKind::Frm(_) => 'F',
+                CellKind::Brm(_) => 'B',
+                CellKind::Data => 'd',
+                CellKind::OutOfRateFrm(_) => 'o',
+            });
+        }
+        let seq: String = kinds.into_iter().collect();
+        // FRM first (rule 2); the first BRM at once; the one handed over at
+        // cell 5 (overwritten at 6) waits for the next FRM, which comes
+        // after Nrm - 1 = 31 in-rate cells, the BRM among them (rule 3a).
+        assert_eq!(&seq[..8], "FBdddddd");
+        assert_eq!(seq.find('F').unwrap(), 0);
+        assert_eq!(&seq[32..34], "FB");
+        assert_eq!(s.stats.turned_around, 2);
+        assert_eq!(s.stats.turnarounds_overwritten, 1);
+    }
 
     const PCR: f64 = 353_207.55; // OC-3 payload, cells/s
     const ICR: f64 = 35_000.0;
@@ -554,7 +625,7 @@ mod tests {
                     dst.on_frm(&rm);
                     src.on_brm(now, &dst.take_brm().unwrap());
                 }
-                CellKind::OutOfRateFrm(_) => unreachable!(),
+                CellKind::OutOfRateFrm(_) | CellKind::Brm(_) => unreachable!(),
             }
         }
         assert_eq!(src.acr(), 100_000.0);

@@ -173,10 +173,11 @@ impl EricaPlus {
         self.abr_cells += 1;
     }
 
-    /// A higher-priority (CBR/VBR) cell left through this port; what these
-    /// use is not available to ABR.
-    pub fn on_vbr_cell(&mut self, _now: Time) {
-        self.vbr_cells += 1;
+    /// `n` higher-priority (CBR/VBR) cells arrived for this port; what they
+    /// use is not available to ABR. Counted on arrival: VBR is served first,
+    /// so over an interval what arrives is what leaves.
+    pub fn on_vbr_cells(&mut self, _now: Time, n: u64) {
+        self.vbr_cells += n;
     }
 
     /// The current ABR queue length; the value at the end of the interval
@@ -433,7 +434,7 @@ mod tests {
         let mut now = Time::ZERO;
         // VBR at 40 % of the link: 200 cells in 5 ms.
         for _ in 0..200 {
-            e.on_vbr_cell(now);
+            e.on_vbr_cells(now, 1);
         }
         let er = run_interval(&mut e, &mut now, &[0.6 * C], 0)[0];
         assert!(close(e.abr_capacity(), 0.6 * C));

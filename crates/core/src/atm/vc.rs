@@ -11,14 +11,15 @@
 //! so the destination finds a frame's packet at the front of that queue;
 //! frames in front of it lost a cell on the way.
 //!
-//! The turned-around BRM is sent straight back rather than queued behind
-//! the reverse VC's own cells (TM 4.0 source rule 3b is not modelled; see
-//! `abr`). A passive state machine: the world supplies time and moves the
-//! cells.
+//! A connection's two VCs are paired: the BRMs the destination end of one
+//! turns around are sent, in rate, by the source end of the other (TM 4.0
+//! source rule 3b), so an end system never puts more than PCR on its link.
+//! An unpaired VC's destination sends them straight back. A passive state
+//! machine: the world supplies time and moves the cells.
 
 use super::aal5::{frame_cell_header, Encapsulation, Reassembler};
 use super::abr::{AbrConfig, AbrDestination, AbrSource, CellKind, RmCell, RmDir};
-use super::cell::{cell_header, cell_pdu, CELL_BYTES};
+use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_BYTES};
 use crate::engine::Time;
 use crate::net::pdu::{Header, Pdu, RmHeader};
 use std::collections::VecDeque;
@@ -45,7 +46,8 @@ pub struct VcStats {
     pub packets_delivered: u64,
     /// Packets whose frame failed reassembly (a cell lost on the way).
     pub packets_lost: u64,
-    pub brms_sent: u64,
+    /// FRMs turned around at the destination end.
+    pub frms_turned_around: u64,
     /// Largest segmentation-buffer backlog, bytes of IP packets.
     pub max_buffered_bytes: u64,
 }
@@ -56,8 +58,9 @@ pub enum Arrival {
     Nothing,
     /// A frame completed intact: its packet.
     Packet(Pdu),
-    /// An FRM was turned around: the BRM cell to send back.
-    Brm(Pdu),
+    /// An FRM was turned around: the BRM to send back, by the paired VC's
+    /// source (`turn_around`) or straight back (`brm_cell`).
+    Turnaround(RmCell),
 }
 
 pub struct AbrVc {
@@ -76,6 +79,8 @@ pub struct AbrVc {
     in_transit: VecDeque<(u32, Pdu)>,
     reassembler: Reassembler,
     buffered_bytes: u64,
+    /// The VC (ends, VCI) whose turned-around BRMs this source sends.
+    partner: Option<(VcEnds, u16)>,
     pub stats: VcStats,
 }
 
@@ -128,8 +133,48 @@ impl AbrVc {
             in_transit: VecDeque::new(),
             reassembler: Reassembler::new(encap),
             buffered_bytes: 0,
+            partner: None,
             stats: VcStats::default(),
         }
+    }
+
+    /// This VC's source end will send the BRMs of `other`, the VC coming
+    /// the other way between the same end systems.
+    pub fn pair_with(&mut self, other: &AbrVc) {
+        assert_eq!(
+            (other.ends.src_node, other.ends.dst_node),
+            (self.ends.dst_node, self.ends.src_node),
+            "paired VCs join the same end systems in opposite directions"
+        );
+        self.partner = Some((other.ends, other.vci));
+    }
+
+    /// A BRM of the paired VC, to send in rate (rule 3b).
+    pub fn turn_around(&mut self, brm: RmCell) {
+        self.source.turn_around(brm);
+    }
+
+    /// The cell carrying BRM `brm` of the VC with `ends`/`vci` from its
+    /// destination end back to its source end.
+    fn backward_cell(now: Time, ends: VcEnds, vci: u16, vpi: u16, brm: &RmCell) -> Pdu {
+        Pdu {
+            bytes: CELL_BYTES,
+            flow: ends.flow,
+            seq: 0,
+            src_node: ends.dst_node,
+            dst_node: ends.src_node,
+            dst_agent: ends.src_agent,
+            created: now,
+            enqueued: now,
+            priority: ends.priority,
+            clp: 0,
+            header: Header::Rm(rm_header(vpi, vci, brm)),
+        }
+    }
+
+    /// The cell carrying this VC's BRM straight back (an unpaired VC).
+    pub fn brm_cell(&self, now: Time, brm: &RmCell) -> Pdu {
+        AbrVc::backward_cell(now, self.ends, self.vci, self.vpi, brm)
     }
 
     /// IP bytes waiting in the segmentation buffer.
@@ -185,6 +230,8 @@ impl AbrVc {
                     self.next_frame,
                     self.front_sent,
                 );
+                // In-rate cells have CLP = 0 (TM 4.0 source rule 4).
+                let h = AtmCellHeader { clp: 0, ..h };
                 self.front_sent += 1;
                 if h.end_of_frame() {
                     self.waiting.pop_front();
@@ -200,23 +247,24 @@ impl AbrVc {
                 cell.header = Header::Rm(rm_header(self.vpi, self.vci, &rm));
                 cell.clp = 1;
             }
+            CellKind::Brm(rm) => {
+                let (ends, vci) = self.partner.expect("a BRM to turn around without a pair");
+                cell = AbrVc::backward_cell(now, ends, vci, self.vpi, &rm);
+            }
         }
         Some(cell)
     }
 
     /// A data or FRM cell of this VC reaches the destination end.
-    pub fn on_destination_cell(&mut self, now: Time, cell: &Pdu) -> Arrival {
+    pub fn on_destination_cell(&mut self, _now: Time, cell: &Pdu) -> Arrival {
         if let Some(rm) = rm_of(cell) {
             if rm.dir != RmDir::Forward {
                 return Arrival::Nothing;
             }
             self.destination.on_frm(&rm);
             let brm = self.destination.take_brm().expect("FRM just turned around");
-            self.stats.brms_sent += 1;
-            let e = self.ends;
-            let mut p = self.template(now, e.src_node, e.src_agent, e.dst_node);
-            p.header = Header::Rm(rm_header(self.vpi, self.vci, &brm));
-            return Arrival::Brm(p);
+            self.stats.frms_turned_around += 1;
+            return Arrival::Turnaround(brm);
         }
         let Some(h) = cell_header(cell).copied() else {
             return Arrival::Nothing;
@@ -340,9 +388,10 @@ mod tests {
         for c in drain(&mut v) {
             match v.on_destination_cell(Time::ZERO, &c) {
                 Arrival::Packet(p) => got.push(p),
-                Arrival::Brm(b) => {
+                Arrival::Turnaround(rm) => {
                     brms += 1;
-                    assert_eq!((b.dst_node, b.dst_agent), (0, 10));
+                    let b = v.brm_cell(Time::ZERO, &rm);
+                    assert_eq!((b.dst_node, b.dst_agent, b.flow), (0, 10, 7));
                     assert!(matches!(b.header, Header::Rm(h) if h.backward));
                 }
                 Arrival::Nothing => {}
@@ -388,16 +437,59 @@ mod tests {
     }
 
     #[test]
+    fn the_paired_vc_sends_the_brms_in_rate() {
+        // Forward VC 0→3 and reverse VC 3→0: FRMs of the forward VC come
+        // back as BRMs sent by the reverse VC's source, at its ACR, even
+        // when it has no data of its own.
+        let mut fwd = vc();
+        let rev_ends = VcEnds {
+            flow: 8,
+            src_node: 3,
+            dst_node: 0,
+            dst_agent: 12,
+            src_agent: 13,
+            priority: 1,
+        };
+        let cfg = AbrConfig::new(PCR, 0.0, PCR / 10.0);
+        let mut rev = AbrVc::new(0, 43, rev_ends, cfg, Encapsulation::LlcSnap);
+        fwd.pair_with(&rev);
+        rev.pair_with(&fwd);
+        fwd.offer(segment(0, 552));
+        let frm = fwd.emit(Time::ZERO).unwrap();
+        let Arrival::Turnaround(rm) = fwd.on_destination_cell(Time::ZERO, &frm) else {
+            panic!("FRM not turned around");
+        };
+        rev.turn_around(rm);
+        // The reverse VC's first cell is its own FRM (rule 2), then the BRM.
+        let t0 = rev.poll_at();
+        assert!(matches!(rev.emit(t0).unwrap().header, Header::Rm(h) if !h.backward));
+        let t = rev.poll_at();
+        assert_eq!(t.since(t0), rev.source.cell_spacing());
+        let brm = rev.emit(t).expect("BRM due");
+        assert!(matches!(brm.header, Header::Rm(h) if h.backward && h.vci == 42));
+        assert_eq!(
+            (brm.src_node, brm.dst_node, brm.dst_agent, brm.flow),
+            (3, 0, 10, 7)
+        );
+        assert_eq!(rev.poll_at(), Time::NEVER, "nothing else to send");
+        assert_eq!(rev.source.stats.turned_around, 1);
+        fwd.on_source_cell(t, &brm);
+        assert_eq!(fwd.source.stats.brm_cells, 1);
+        // A second turnaround waits one cell time at the reverse VC's ACR.
+        rev.turn_around(rm);
+        assert_eq!(rev.poll_at().since(t), rev.source.cell_spacing());
+    }
+
+    #[test]
     fn brm_er_limits_the_source_rate() {
         let mut v = vc();
         v.offer(segment(0, 9180));
         let frm = v.emit(Time::ZERO).unwrap();
-        let Arrival::Brm(mut brm) = v.on_destination_cell(Time::ZERO, &frm) else {
+        let Arrival::Turnaround(mut rm) = v.on_destination_cell(Time::ZERO, &frm) else {
             panic!("FRM not turned around");
         };
-        if let Header::Rm(h) = &mut brm.header {
-            h.er = 1000.0;
-        }
+        rm.er = 1000.0;
+        let brm = v.brm_cell(Time::ZERO, &rm);
         v.on_source_cell(Time::ZERO, &brm);
         assert!((v.source.acr() - 1000.0).abs() < 1e-9);
         let t1 = v.poll_at();

@@ -263,6 +263,11 @@ fn tcp(w: &World, s: &mut Summary) {
                 put(s, q.clone() + "brm_cells", vc.source.stats.brm_cells);
                 put(
                     s,
+                    q.clone() + "brms_turned_around",
+                    vc.source.stats.turned_around,
+                );
+                put(
+                    s,
                     q.clone() + "cells_dropped",
                     w.flows[vc.ends.flow as usize].dropped,
                 );

@@ -113,6 +113,8 @@ pub struct World {
     pub conns: Vec<Connection>,
     pub vcs: Vec<AbrVc>,
     vc_slots: Vec<Slot>,
+    /// The VC whose source end sends VC v's turned-around BRMs.
+    vc_partner: Vec<u32>,
     /// Flow id of VC 0; VC v's cells carry flow `vc_flow_base + v`.
     vc_flow_base: u32,
     /// ERICA+ at each link's output port, where configured.
@@ -499,6 +501,7 @@ impl World {
             conns,
             vcs: Vec::new(),
             vc_slots: Vec::new(),
+            vc_partner: Vec::new(),
             vc_flow_base,
             ports,
             port_slots,
@@ -648,7 +651,7 @@ impl World {
     /// Hands a PDU that is at `node` to the next link or to its receiver.
     fn forward(&mut self, node: u32, mut p: Pdu) {
         if let Header::Rm(h) = &mut p.header {
-            if h.backward && node != p.dst_node {
+            if h.backward {
                 let vc = p.flow - self.vc_flow_base;
                 // The BRM's source end is the VC's destination end.
                 mark_brm(

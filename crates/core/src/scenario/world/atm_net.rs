@@ -141,7 +141,12 @@ impl World {
             self.owners.push(Owner::Vc(v));
             *slot = v;
         }
+        let [a, b] = pair.map(|v| v as usize);
+        let (first, second) = self.vcs.split_at_mut(b);
+        first[a].pair_with(&second[0]);
+        second[0].pair_with(&first[a]);
         self.conns[c].vcs = Some(pair);
+        self.vc_partner.extend([b as u32, a as u32]);
     }
 
     pub(super) fn vc_offer(&mut self, v: usize, p: Pdu) {
@@ -165,7 +170,13 @@ impl World {
 
     pub(super) fn on_vc_destination(&mut self, node: u32, v: usize, cell: &Pdu) {
         match self.vcs[v].on_destination_cell(self.now, cell) {
-            Arrival::Packet(p) | Arrival::Brm(p) => self.forward(node, p),
+            Arrival::Packet(p) => self.forward(node, p),
+            Arrival::Turnaround(brm) => {
+                // Rule 3b: the reverse VC's source sends it in rate.
+                let partner = self.vc_partner[v] as usize;
+                self.vcs[partner].turn_around(brm);
+                self.reschedule_vc(partner);
+            }
             Arrival::Nothing => {}
         }
     }
@@ -181,7 +192,9 @@ impl World {
         let base = self.vc_flow_base;
         let port = self.ports[l].as_mut().expect("ERICA+ port");
         if p.priority == 0 {
-            port.on_vbr_cell(now);
+            // A packet that is not a cell loads the port like the cells it
+            // would fill.
+            port.on_vbr_cells(now, u64::from(p.bytes.div_ceil(CELL_BYTES)));
         } else {
             match &p.header {
                 Header::Rm(h) if h.backward => port.on_abr_transit_cell(now),
