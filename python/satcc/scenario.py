@@ -585,6 +585,13 @@ class Abr(_Table):
     encapsulation: _typed(str, _choice("llc_snap", "vc_mux")) = "llc_snap"
 
 
+class Ubr(_Table):
+    """UBR VCs under a TCP connection, [tcp.NAME.ubr]: classical IP over ATM
+    (AAL5, RFC 1577) with no rate control; the links pace the cells."""
+
+    encapsulation: _typed(str, _choice("llc_snap", "vc_mux")) = "llc_snap"
+
+
 class Tcp(_Table):
     """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
 
@@ -612,6 +619,7 @@ class Tcp(_Table):
     clp: ZeroOne = 0
     app: _typed(App, _table) = Field(default_factory=lambda: App(type="bulk"))
     abr: _optional_table(Abr) = None
+    ubr: _optional_table(Ubr) = None
 
     @property
     def initial_window_segments(self) -> int:
@@ -1050,6 +1058,8 @@ class _Checks:
                 f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
                 f'got "{format_time(tcp.max_rto)}"',
             )
+        if tcp.abr is not None and tcp.ubr is not None:
+            self.refuse((*path, "ubr"), "a connection runs over abr or ubr VCs, not both")
         if tcp.abr is not None:
             self.check_abr((*path, "abr"), tcp.abr)
             if tcp.clp:
@@ -1365,6 +1375,7 @@ def _tcp(name: str, tcp: Tcp) -> dict:
         "clp": tcp.clp,
         "app": _app(tcp.app),
         **({} if tcp.abr is None else {"abr": _abr(tcp.abr)}),
+        **({} if tcp.ubr is None else {"ubr": {"encapsulation": tcp.ubr.encapsulation}}),
     }
 
 

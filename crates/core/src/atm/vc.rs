@@ -1,9 +1,11 @@
-//! An ABR virtual circuit carrying IP packets end to end (TCP over ATM as
-//! in the abr-lrd-vbr study, §6): at the source end system, a per-VC
-//! segmentation buffer filled with whole packets and drained one cell at a
-//! time at the allowed cell rate (TM 4.0 source rules, `abr`), with an FRM
-//! every Nrm cells; at the destination end system, AAL5 reassembly
-//! (RFC 1577 LLC/SNAP, `aal5`) and the turnaround of FRMs into BRMs.
+//! A virtual circuit carrying IP packets end to end as AAL5 frames (TCP
+//! over ATM: RFC 1577 LLC/SNAP, `aal5`). At the source end system, a per-VC
+//! segmentation buffer filled with whole packets. An ABR VC drains it one
+//! cell at a time at the allowed cell rate (TM 4.0 source rules, `abr`),
+//! with an FRM every Nrm cells; a UBR VC, which has no rate control, hands
+//! all the cells of a packet to the network at once and lets the links
+//! pace them. At the destination end system, AAL5 reassembly and, for ABR,
+//! the turnaround of FRMs into BRMs.
 //!
 //! Cells carry no payload, so the packets themselves (with their TCP
 //! headers) wait in the VC, in frame order, between the moment their last
@@ -63,11 +65,12 @@ pub enum Arrival {
     Turnaround(RmCell),
 }
 
-pub struct AbrVc {
+pub struct Vc {
     pub vpi: u16,
     pub vci: u16,
     pub ends: VcEnds,
-    pub source: AbrSource,
+    /// The ABR source end; `None` for a UBR VC.
+    pub source: Option<AbrSource>,
     pub destination: AbrDestination,
     encap: Encapsulation,
     /// Packets whose cells are not all sent; the front one is in progress.
@@ -118,13 +121,22 @@ pub fn rm_of(p: &Pdu) -> Option<RmCell> {
     }
 }
 
-impl AbrVc {
-    pub fn new(vpi: u16, vci: u16, ends: VcEnds, cfg: AbrConfig, encap: Encapsulation) -> AbrVc {
-        AbrVc {
+impl Vc {
+    /// An ABR VC with parameters `cfg`.
+    pub fn new(vpi: u16, vci: u16, ends: VcEnds, cfg: AbrConfig, encap: Encapsulation) -> Vc {
+        Vc {
+            source: Some(AbrSource::new(cfg)),
+            ..Vc::ubr(vpi, vci, ends, encap)
+        }
+    }
+
+    /// A UBR VC: no rate control, no RM cells.
+    pub fn ubr(vpi: u16, vci: u16, ends: VcEnds, encap: Encapsulation) -> Vc {
+        Vc {
             vpi,
             vci,
             ends,
-            source: AbrSource::new(cfg),
+            source: None,
             destination: AbrDestination::new(),
             encap,
             waiting: VecDeque::new(),
@@ -140,7 +152,7 @@ impl AbrVc {
 
     /// This VC's source end will send the BRMs of `other`, the VC coming
     /// the other way between the same end systems.
-    pub fn pair_with(&mut self, other: &AbrVc) {
+    pub fn pair_with(&mut self, other: &Vc) {
         assert_eq!(
             (other.ends.src_node, other.ends.dst_node),
             (self.ends.dst_node, self.ends.src_node),
@@ -151,7 +163,9 @@ impl AbrVc {
 
     /// A BRM of the paired VC, to send in rate (rule 3b).
     pub fn turn_around(&mut self, brm: RmCell) {
-        self.source.turn_around(brm);
+        if let Some(s) = self.source.as_mut() {
+            s.turn_around(brm);
+        }
     }
 
     /// The cell carrying BRM `brm` of the VC with `ends`/`vci` from its
@@ -174,7 +188,7 @@ impl AbrVc {
 
     /// The cell carrying this VC's BRM straight back (an unpaired VC).
     pub fn brm_cell(&self, now: Time, brm: &RmCell) -> Pdu {
-        AbrVc::backward_cell(now, self.ends, self.vci, self.vpi, brm)
+        Vc::backward_cell(now, self.ends, self.vci, self.vpi, brm)
     }
 
     /// IP bytes waiting in the segmentation buffer.
@@ -184,17 +198,19 @@ impl AbrVc {
 
     /// A packet from the layer above joins the segmentation buffer.
     pub fn offer(&mut self, packet: Pdu) {
-        self.source
-            .enqueue_cells(u64::from(self.encap.cells(packet.bytes)));
+        if let Some(s) = self.source.as_mut() {
+            s.enqueue_cells(u64::from(self.encap.cells(packet.bytes)));
+        }
         self.buffered_bytes += u64::from(packet.bytes);
         self.stats.packets_offered += 1;
         self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.buffered_bytes);
         self.waiting.push_back(packet);
     }
 
-    /// When the source end next sends a cell.
+    /// When the source end next sends a cell; never for UBR, whose cells
+    /// are all taken (`emit` until `None`) as soon as a packet is offered.
     pub fn poll_at(&self) -> Time {
-        self.source.poll_at()
+        self.source.as_ref().map_or(Time::NEVER, |s| s.poll_at())
     }
 
     fn template(&self, now: Time, dst_node: u32, dst_agent: u32, src_node: u32) -> Pdu {
@@ -215,13 +231,20 @@ impl AbrVc {
 
     /// The cell the source end sends at `now`, if one is due.
     pub fn emit(&mut self, now: Time) -> Option<Pdu> {
-        let kind = self.source.send_cell(now)?;
+        let kind = match self.source.as_mut() {
+            Some(s) => s.send_cell(now)?,
+            None if self.waiting.is_empty() => return None,
+            None => CellKind::Data,
+        };
         let e = self.ends;
         let mut cell = self.template(now, e.dst_node, e.dst_agent, e.src_node);
         self.stats.cells_sent += 1;
         match kind {
             CellKind::Data => {
-                let packet = *self.waiting.front().expect("ABR backlog without a packet");
+                let packet = *self
+                    .waiting
+                    .front()
+                    .expect("cells to send without a packet");
                 let h = frame_cell_header(
                     &packet,
                     self.encap,
@@ -249,7 +272,7 @@ impl AbrVc {
             }
             CellKind::Brm(rm) => {
                 let (ends, vci) = self.partner.expect("a BRM to turn around without a pair");
-                cell = AbrVc::backward_cell(now, ends, vci, self.vpi, &rm);
+                cell = Vc::backward_cell(now, ends, vci, self.vpi, &rm);
             }
         }
         Some(cell)
@@ -300,8 +323,11 @@ impl AbrVc {
 
     /// A BRM of this VC reaches the source end.
     pub fn on_source_cell(&mut self, now: Time, cell: &Pdu) {
-        if let Some(rm) = rm_of(cell).filter(|r| r.dir == RmDir::Backward) {
-            self.source.on_brm(now, &rm);
+        if let (Some(rm), Some(s)) = (
+            rm_of(cell).filter(|r| r.dir == RmDir::Backward),
+            self.source.as_mut(),
+        ) {
+            s.on_brm(now, &rm);
         }
     }
 
@@ -324,7 +350,7 @@ mod tests {
 
     const PCR: f64 = 353_207.55;
 
-    fn vc() -> AbrVc {
+    fn vc() -> Vc {
         let ends = VcEnds {
             flow: 7,
             src_node: 0,
@@ -333,7 +359,7 @@ mod tests {
             src_agent: 10,
             priority: 1,
         };
-        AbrVc::new(
+        Vc::new(
             0,
             42,
             ends,
@@ -354,7 +380,7 @@ mod tests {
     }
 
     /// Drains every cell the source sends, in order.
-    fn drain(v: &mut AbrVc) -> Vec<Pdu> {
+    fn drain(v: &mut Vc) -> Vec<Pdu> {
         let mut cells = vec![];
         while v.poll_at() != Time::NEVER {
             let t = v.poll_at();
@@ -451,7 +477,7 @@ mod tests {
             priority: 1,
         };
         let cfg = AbrConfig::new(PCR, 0.0, PCR / 10.0);
-        let mut rev = AbrVc::new(0, 43, rev_ends, cfg, Encapsulation::LlcSnap);
+        let mut rev = Vc::new(0, 43, rev_ends, cfg, Encapsulation::LlcSnap);
         fwd.pair_with(&rev);
         rev.pair_with(&fwd);
         fwd.offer(segment(0, 552));
@@ -464,7 +490,7 @@ mod tests {
         let t0 = rev.poll_at();
         assert!(matches!(rev.emit(t0).unwrap().header, Header::Rm(h) if !h.backward));
         let t = rev.poll_at();
-        assert_eq!(t.since(t0), rev.source.cell_spacing());
+        assert_eq!(t.since(t0), rev.source.as_ref().unwrap().cell_spacing());
         let brm = rev.emit(t).expect("BRM due");
         assert!(matches!(brm.header, Header::Rm(h) if h.backward && h.vci == 42));
         assert_eq!(
@@ -472,12 +498,15 @@ mod tests {
             (3, 0, 10, 7)
         );
         assert_eq!(rev.poll_at(), Time::NEVER, "nothing else to send");
-        assert_eq!(rev.source.stats.turned_around, 1);
+        assert_eq!(rev.source.as_ref().unwrap().stats.turned_around, 1);
         fwd.on_source_cell(t, &brm);
-        assert_eq!(fwd.source.stats.brm_cells, 1);
+        assert_eq!(fwd.source.as_ref().unwrap().stats.brm_cells, 1);
         // A second turnaround waits one cell time at the reverse VC's ACR.
         rev.turn_around(rm);
-        assert_eq!(rev.poll_at().since(t), rev.source.cell_spacing());
+        assert_eq!(
+            rev.poll_at().since(t),
+            rev.source.as_ref().unwrap().cell_spacing()
+        );
     }
 
     #[test]
@@ -491,7 +520,7 @@ mod tests {
         rm.er = 1000.0;
         let brm = v.brm_cell(Time::ZERO, &rm);
         v.on_source_cell(Time::ZERO, &brm);
-        assert!((v.source.acr() - 1000.0).abs() < 1e-9);
+        assert!((v.source.as_ref().unwrap().acr() - 1000.0).abs() < 1e-9);
         let t1 = v.poll_at();
         v.emit(t1).unwrap();
         assert_eq!(v.poll_at().since(t1), Duration::from_secs_f64(1e-3));

@@ -268,6 +268,17 @@ pub struct TcpDesc {
     /// Carry both directions over ABR VCs (TCP over ATM).
     #[serde(default)]
     pub abr: Option<AbrDesc>,
+    /// Carry both directions over UBR VCs (classical IP over ATM, no rate
+    /// control).
+    #[serde(default)]
+    pub ubr: Option<UbrDesc>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UbrDesc {
+    /// "llc_snap" (RFC 1577) or "vc_mux".
+    pub encapsulation: String,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -259,20 +259,18 @@ fn tcp(w: &World, s: &mut Summary) {
                 drops += vc.stats.packets_lost;
                 let q = format!("{p}{dir}.");
                 put(s, q.clone() + "cells_sent", vc.stats.cells_sent);
-                put(s, q.clone() + "frm_cells", vc.source.stats.frm_cells);
-                put(s, q.clone() + "brm_cells", vc.source.stats.brm_cells);
-                put(
-                    s,
-                    q.clone() + "brms_turned_around",
-                    vc.source.stats.turned_around,
-                );
+                if let Some(src) = &vc.source {
+                    put(s, q.clone() + "frm_cells", src.stats.frm_cells);
+                    put(s, q.clone() + "brm_cells", src.stats.brm_cells);
+                    put(s, q.clone() + "brms_turned_around", src.stats.turned_around);
+                    put(s, q.clone() + "acr_bps", num(src.acr() * 424.0));
+                }
                 put(
                     s,
                     q.clone() + "cells_dropped",
                     w.flows[vc.ends.flow as usize].dropped,
                 );
                 put(s, q.clone() + "packets_lost", vc.stats.packets_lost);
-                put(s, q.clone() + "acr_bps", num(vc.source.acr() * 424.0));
                 put(s, q + "max_buffered_bytes", vc.stats.max_buffered_bytes);
             }
         }

@@ -11,7 +11,7 @@ use crate::apps::onoff::{OnOff, Periods};
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
 use crate::atm::erica::EricaPlus;
-use crate::atm::vc::AbrVc;
+use crate::atm::vc::Vc;
 use crate::engine::{Duration, RngStream, Scheduler, Slot, Time};
 use crate::net::capacity::{CapacityProcess, Trace};
 use crate::net::error_model::ErrorModel;
@@ -111,7 +111,7 @@ pub struct World {
     source_slots: Vec<Slot>,
     pub sinks: Vec<Sink>,
     pub conns: Vec<Connection>,
-    pub vcs: Vec<AbrVc>,
+    pub vcs: Vec<Vc>,
     vc_slots: Vec<Slot>,
     /// The VC whose source end sends VC v's turned-around BRMs.
     vc_partner: Vec<u32>,
@@ -464,10 +464,21 @@ impl World {
             owners.push(Owner::Tcp(c as u32, 1));
             conns.push(build_connection(t, &node_ix, client_agent, flow, slots)?);
         }
-        let mut abr = vec![];
+        let mut atm = vec![];
         for (c, t) in d.tcp.iter().enumerate() {
-            if let Some(a) = &t.abr {
-                abr.push((c, atm_net::abr_config(a, &format!("tcp.{}", t.name))?));
+            let at = format!("tcp.{}", t.name);
+            match (&t.abr, &t.ubr) {
+                (Some(_), Some(_)) => {
+                    return Err(BuildError(format!("{at}: give abr or ubr, not both")))
+                }
+                (Some(a), None) => {
+                    let (cfg, encap) = atm_net::abr_config(a, &at)?;
+                    atm.push((c, Some(cfg), encap));
+                }
+                (None, Some(u)) => {
+                    atm.push((c, None, atm_net::encapsulation(&u.encapsulation, &at)?))
+                }
+                (None, None) => {}
             }
         }
         let vc_flow_base = flows.len() as u32;
@@ -516,8 +527,8 @@ impl World {
             scratch: Vec::new(),
             tcp_out: [Vec::new(), Vec::new()],
         };
-        for (c, (cfg, encap)) in abr {
-            w.add_vcs(c, &cfg, encap);
+        for (c, cfg, encap) in atm {
+            w.add_vcs(c, cfg.as_ref(), encap);
         }
         for c in 0..w.conns.len() {
             w.reschedule_conn(c);
@@ -822,7 +833,10 @@ impl World {
             TcpDelivered(c) => self.conns[c as usize].sockets[1].delivered as f64,
             TcpRetransmissions(c) => self.conns[c as usize].sockets[0].stats.retransmissions as f64,
             TcpAcr(c) => match self.conns[c as usize].vcs {
-                Some([v, _]) => self.vcs[v as usize].source.acr() * CELL_BITS,
+                Some([v, _]) => self.vcs[v as usize]
+                    .source
+                    .as_ref()
+                    .map_or(f64::NAN, |s| s.acr() * CELL_BITS),
                 None => f64::NAN,
             },
         }

@@ -11,7 +11,7 @@ use super::{Agent, BuildError, Owner, World};
 use crate::atm::abr::AbrConfig;
 use crate::atm::cell::CELL_BYTES;
 use crate::atm::erica::{CcrSource, EricaConfig, EricaPlus};
-use crate::atm::vc::{AbrVc, Arrival, VcEnds};
+use crate::atm::vc::{Arrival, Vc, VcEnds};
 use crate::atm::Encapsulation;
 use crate::engine::{Duration, Time};
 use crate::net::pdu::{Header, RmHeader};
@@ -36,6 +36,14 @@ pub(super) fn mark_brm(
     }
 }
 
+pub(super) fn encapsulation(name: &str, at: &str) -> Result<Encapsulation, BuildError> {
+    match name {
+        "llc_snap" => Ok(Encapsulation::LlcSnap),
+        "vc_mux" => Ok(Encapsulation::VcMux),
+        other => Err(BuildError(format!("{at}: unknown encapsulation {other:?}"))),
+    }
+}
+
 pub(super) fn abr_config(d: &AbrDesc, at: &str) -> Result<(AbrConfig, Encapsulation), BuildError> {
     let err = |why: &str| BuildError(format!("{at}.abr: {why}"));
     let finite = [
@@ -56,11 +64,7 @@ pub(super) fn abr_config(d: &AbrDesc, at: &str) -> Result<(AbrConfig, Encapsulat
     if d.nrm < 2 || d.mrm < 1 || d.tbe == 0 || d.tcr_bps <= 0.0 {
         return Err(err("need Nrm >= 2, Mrm >= 1, TBE >= 1 and TCR > 0"));
     }
-    let encap = match d.encapsulation.as_str() {
-        "llc_snap" => Encapsulation::LlcSnap,
-        "vc_mux" => Encapsulation::VcMux,
-        other => return Err(err(&format!("unknown encapsulation {other:?}"))),
-    };
+    let encap = encapsulation(&d.encapsulation, &format!("{at}.abr"))?;
     let mut cfg = AbrConfig::new(
         d.pcr_bps / CELL_BITS,
         d.mcr_bps / CELL_BITS,
@@ -117,7 +121,8 @@ pub(super) fn erica_port(d: &EricaDesc, link_bps: f64, at: &str) -> Result<Erica
 
 impl World {
     /// Adds the two VCs of connection `c` (built but not yet scheduled).
-    pub(super) fn add_vcs(&mut self, c: usize, cfg: &AbrConfig, encap: Encapsulation) {
+    /// Adds the two VCs of connection `c`: ABR with `cfg`, UBR without.
+    pub(super) fn add_vcs(&mut self, c: usize, cfg: Option<&AbrConfig>, encap: Encapsulation) {
         let mut pair = [0u32; 2];
         for (side, slot) in pair.iter_mut().enumerate() {
             let v = self.vcs.len() as u32;
@@ -135,8 +140,11 @@ impl World {
             };
             self.flows.push(Default::default());
             // VCI 32 upwards: 0-31 are reserved (I.361).
-            self.vcs
-                .push(AbrVc::new(0, 32 + v as u16, ends, cfg.clone(), encap));
+            let vci = 32 + v as u16;
+            self.vcs.push(match cfg {
+                Some(cfg) => Vc::new(0, vci, ends, cfg.clone(), encap),
+                None => Vc::ubr(0, vci, ends, encap),
+            });
             self.vc_slots.push(self.sched.add_slot());
             self.owners.push(Owner::Vc(v));
             *slot = v;
@@ -151,6 +159,12 @@ impl World {
 
     pub(super) fn vc_offer(&mut self, v: usize, p: Pdu) {
         self.vcs[v].offer(p);
+        if self.vcs[v].source.is_none() {
+            // UBR: every cell goes at once; the links pace them.
+            while let Some(cell) = self.vcs[v].emit(self.now) {
+                self.forward(cell.src_node, cell);
+            }
+        }
         self.reschedule_vc(v);
     }
 
