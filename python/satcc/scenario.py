@@ -538,7 +538,10 @@ class App(_Table):
 
     VARIANTS = {
         "bulk": (("type", "size"), ()),
-        "request_response": (("type", "request", "response", "count"), ("request", "response")),
+        "request_response": (
+            ("type", "request", "response", "count", "warmup"),
+            ("request", "response"),
+        ),
     }
 
     type: _typed(str, _choice(*VARIANTS))
@@ -546,6 +549,8 @@ class App(_Table):
     request: _optional(PositiveSize) = None
     response: _optional(PositiveSize) = None
     count: _optional(PositiveInt) = None
+    # Leading exchanges left out of the transaction-time statistics.
+    warmup: NonNegativeInt = 0
 
     @property
     def unlimited(self) -> bool:
@@ -1343,6 +1348,7 @@ def _app(app: App) -> dict:
         "request_bytes": app.request,
         "response_bytes": app.response,
         "count": app.count,
+        **({"warmup": app.warmup} if app.warmup else {}),
     }
 
 

@@ -5,12 +5,41 @@
   plus window-limited throughput and the bandwidth-delay product.
 - `satcc.analysis.hurst`: Hurst-parameter estimators (aggregated variance,
   Whittle for fGn) for long-range dependent series such as `satcc.traffic.fgn`.
+- `satcc.analysis.netpipe`: the netpipe-satellite paper's closed forms (AAL5
+  cells and the cell tax, window-limited throughput, the paper's throughput
+  fraction and buffer requirement BB) and NetPIPE's rules (block-size
+  schedule, repetitions, half-round-trip transfer times and %CDV).
 """
 
 from satcc.analysis.hurst import (
     fgn_spectral_density,
     hurst_aggregated_variance,
     hurst_whittle,
+)
+from satcc.analysis.netpipe import (
+    AAL5_TRAILER_BYTES,
+    ATM_CELL_BYTES,
+    ATM_CELL_PAYLOAD_BYTES,
+    LLC_SNAP_BYTES,
+    NETPIPE_MBIT,
+    NETPIPE_PERTURBATION_BYTES,
+    NETPIPE_RUNTM_S,
+    NETPIPE_STOPTM_S,
+    TransferTimeStats,
+    aal5_cells,
+    atm_efficiency,
+    bandwidth_delay_product_bytes,
+    buffer_requirement_cells,
+    fit_slope_through_origin,
+    netpipe_block_sizes,
+    netpipe_repetitions,
+    paper_throughput_fraction,
+    predicted_slope_mbps_per_kb,
+    tcp_segments,
+    transfer_time_stats,
+    window_limited_goodput_bps,
+    window_limited_throughput_bps,
+    wire_bytes_atm,
 )
 from satcc.analysis.tcp import (
     MATHIS_C_ACK_EVERY_SEGMENT,
@@ -35,4 +64,27 @@ __all__ = [
     "fgn_spectral_density",
     "hurst_aggregated_variance",
     "hurst_whittle",
+    "AAL5_TRAILER_BYTES",
+    "ATM_CELL_BYTES",
+    "ATM_CELL_PAYLOAD_BYTES",
+    "LLC_SNAP_BYTES",
+    "NETPIPE_MBIT",
+    "NETPIPE_PERTURBATION_BYTES",
+    "NETPIPE_RUNTM_S",
+    "NETPIPE_STOPTM_S",
+    "TransferTimeStats",
+    "aal5_cells",
+    "atm_efficiency",
+    "bandwidth_delay_product_bytes",
+    "buffer_requirement_cells",
+    "fit_slope_through_origin",
+    "netpipe_block_sizes",
+    "netpipe_repetitions",
+    "paper_throughput_fraction",
+    "predicted_slope_mbps_per_kb",
+    "tcp_segments",
+    "transfer_time_stats",
+    "window_limited_goodput_bps",
+    "window_limited_throughput_bps",
+    "wire_bytes_atm",
 ]

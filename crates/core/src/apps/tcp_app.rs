@@ -20,6 +20,9 @@ pub enum AppKind {
         request: u64,
         response: u64,
         count: Option<u64>,
+        /// Leading transactions left out of `transaction_times` (NetPIPE's
+        /// warm-up: the first also waits for the handshake and slow start).
+        warmup: u64,
     },
 }
 
@@ -68,7 +71,8 @@ impl TcpApp {
                 request,
                 response,
                 count,
-            } => self.ping_pong(now, request, response, count, client, server),
+                warmup,
+            } => self.ping_pong(now, (request, response), count, warmup, client, server),
         }
         write_some(client, &mut self.pending.0);
         write_some(server, &mut self.pending.1);
@@ -100,9 +104,9 @@ impl TcpApp {
     fn ping_pong(
         &mut self,
         now: Time,
-        request: u64,
-        response: u64,
+        (request, response): (u64, u64),
         count: Option<u64>,
+        warmup: u64,
         client: &mut TcpSocket,
         server: &mut TcpSocket,
     ) {
@@ -119,8 +123,10 @@ impl TcpApp {
         // The client counts a transaction when its whole response is in.
         while client.delivered >= (self.completed + 1) * response {
             self.completed += 1;
-            self.transaction_times
-                .add(now.since(self.transaction_start).as_secs_f64());
+            if self.completed > warmup {
+                self.transaction_times
+                    .add(now.since(self.transaction_start).as_secs_f64());
+            }
             if count.is_some_and(|c| self.completed >= c) {
                 self.completed_at.get_or_insert(now);
                 break;

@@ -48,13 +48,18 @@ impl TimeAverage {
     }
 }
 
-/// Count, sum, min and max of a sample.
+/// Count, sum, min, max and variance of a sample.
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub n: u64,
     pub sum: f64,
     pub min: f64,
     pub max: f64,
+    /// Welford's running mean and sum of squared deviations: a variance
+    /// from sum and sum of squares would cancel catastrophically for the
+    /// near-equal transfer times of a lossless ping-pong.
+    mean: f64,
+    m2: f64,
 }
 
 impl Default for Summary {
@@ -64,6 +69,8 @@ impl Default for Summary {
             sum: 0.0,
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
+            mean: 0.0,
+            m2: 0.0,
         }
     }
 }
@@ -74,6 +81,18 @@ impl Summary {
         self.sum += x;
         self.min = self.min.min(x);
         self.max = self.max.max(x);
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    /// Sample variance (n - 1 in the denominator); NaN below two values.
+    pub fn variance(&self) -> f64 {
+        if self.n < 2 {
+            f64::NAN
+        } else {
+            self.m2 / (self.n - 1) as f64
+        }
     }
     pub fn mean(&self) -> f64 {
         if self.n == 0 {

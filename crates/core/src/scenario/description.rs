@@ -293,6 +293,9 @@ pub enum AppDesc {
         response_bytes: u64,
         #[serde(default)]
         count: Option<u64>,
+        /// Leading transactions not counted in the transaction statistics.
+        #[serde(default)]
+        warmup: u64,
     },
 }
 

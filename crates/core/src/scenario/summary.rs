@@ -276,11 +276,20 @@ fn tcp(w: &World, s: &mut Summary) {
         }
         put(s, p.clone() + "segments_dropped", drops);
         put(s, p.clone() + "transactions", conn.app.completed);
+        let times = &conn.app.transaction_times;
+        put(s, p.clone() + "transaction_time_mean_s", num(times.mean()));
         put(
             s,
-            p + "transaction_time_mean_s",
-            num(conn.app.transaction_times.mean()),
+            p.clone() + "transaction_time_var_s2",
+            num(times.variance()),
         );
+        let (min, max) = if times.n > 0 {
+            (times.min, times.max)
+        } else {
+            (f64::NAN, f64::NAN)
+        };
+        put(s, p.clone() + "transaction_time_min_s", num(min));
+        put(s, p + "transaction_time_max_s", num(max));
     }
 }
 

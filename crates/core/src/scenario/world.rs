@@ -926,6 +926,7 @@ fn build_connection(
             request_bytes,
             response_bytes,
             count,
+            warmup,
         } => {
             if request_bytes == 0 || response_bytes == 0 {
                 return Err(BuildError(format!(
@@ -936,6 +937,7 @@ fn build_connection(
                 request: request_bytes,
                 response: response_bytes,
                 count,
+                warmup,
             }
         }
     };

@@ -986,6 +986,7 @@ mod tests {
                 request: 1,
                 response: 1,
                 count: Some(10),
+                warmup: 0,
             },
         );
         p.run_until(Time(5_000 * MS));
