@@ -135,3 +135,24 @@ def test_abr_and_ubr_together_are_refused():
     with pytest.raises(ScenarioError) as caught:
         sc.validate()
     assert caught.value.path == "tcp.np.ubr"
+
+
+def test_netpipe_sweeps_block_sizes_and_stops_like_netpipe():
+    # NetPIPE over the 400 ms path with the default 8 KB socket: small
+    # blocks take half the RTT plus their cells' E1 time; the sweep stops
+    # after the first block whose transfer takes more than NetPIPE's 1 s.
+    sc = path_scenario(0.4, 1, 1)
+    sc["run"]["duration"] = "1000 s"
+    sc["tcp"]["np"]["app"] = {"type": "netpipe", "max_block": "64 KiB"}
+    s = satcc.run(sc, seed=1).summary
+    blocks = sorted(
+        (s[k], s[k.replace(".bytes", ".transfer_time_s")])
+        for k in s
+        if k.startswith("tcp.np.netpipe.block_") and k.endswith(".bytes")
+    )
+    assert blocks[0][0] == 1
+    one_way = 2 * CELL_BITS / ACCESS + cells(41) * CELL_BITS / E1 + 0.2
+    assert blocks[0][1] == pytest.approx(one_way, rel=0.01)
+    times = [t for _, t in blocks]
+    assert all(t <= 1.0 for t in times[:-1]) and times[-1] > 1.0
+    assert s["tcp.np.netpipe.blocks"] == len(blocks) < 87

@@ -534,13 +534,29 @@ class Sink(_Table):
 
 
 class App(_Table):
-    """The application on a TCP connection: bulk transfer or request/response."""
+    """The application on a TCP connection: bulk transfer, request/response,
+    or NetPIPE's ping-pong sweep over block sizes."""
 
     VARIANTS = {
         "bulk": (("type", "size"), ()),
         "request_response": (
             ("type", "request", "response", "count", "warmup"),
             ("request", "response"),
+        ),
+        "netpipe": (
+            (
+                "type",
+                "sizes",
+                "min_block",
+                "max_block",
+                "perturbation",
+                "warmup",
+                "trial_time",
+                "min_repetitions",
+                "max_repetitions",
+                "stop_time",
+            ),
+            (),
         ),
     }
 
@@ -549,12 +565,32 @@ class App(_Table):
     request: _optional(PositiveSize) = None
     response: _optional(PositiveSize) = None
     count: _optional(PositiveInt) = None
-    # Leading exchanges left out of the transaction-time statistics.
-    warmup: NonNegativeInt = 0
+    # Leading exchanges left out of the transaction-time statistics
+    # (default 0 for request_response, 1 per block size for netpipe).
+    warmup: _optional(NonNegativeInt) = None
+    # NetPIPE: explicit block sizes, or its schedule from min to max block
+    # with the +-perturbation sizes around each (NetPIPE 3.7 defaults).
+    sizes: _optional(_list_of(PositiveSize)) = None
+    min_block: PositiveSize = 1
+    max_block: PositiveSize = 128 * 1024
+    perturbation: NonNegativeInt = 3
+    trial_time: PositiveTime = parse_time("250 ms")
+    min_repetitions: PositiveInt = 3
+    max_repetitions: PositiveInt = 1000
+    stop_time: _optional(PositiveTime) = parse_time("1 s")
 
     @property
     def unlimited(self) -> bool:
+        if self.type == "netpipe":
+            return False
         return (self.size if self.type == "bulk" else self.count) is None
+
+    def block_sizes(self) -> list[int]:
+        from satcc.analysis.netpipe import netpipe_block_sizes
+
+        if self.sizes is not None:
+            return list(self.sizes)
+        return netpipe_block_sizes(self.max_block, self.perturbation, self.min_block)
 
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
@@ -1004,6 +1040,22 @@ class _Checks:
                 f"rates are skipped",
             )
 
+    def check_netpipe(self, path: tuple, app: App) -> None:
+        if app.sizes is None and app.max_block < app.min_block:
+            self.refuse(
+                (*path, "max_block"),
+                f"max_block must be at least min_block ({_bytes(app.min_block)}), "
+                f"got {_bytes(app.max_block)}",
+            )
+        if app.max_repetitions < app.min_repetitions:
+            self.refuse(
+                (*path, "max_repetitions"),
+                f"max_repetitions must be at least min_repetitions ({app.min_repetitions}), "
+                f"got {app.max_repetitions}",
+            )
+        if app.sizes is not None and not app.sizes:
+            self.refuse((*path, "sizes"), "give at least one block size")
+
     def check_abr(self, path: tuple, abr: Abr) -> None:
         icr = abr.icr if abr.icr is not None else max(abr.pcr / 10, abr.mcr)
         if abr.pcr > MAX_RATE_BPS:
@@ -1063,6 +1115,8 @@ class _Checks:
                 f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
                 f'got "{format_time(tcp.max_rto)}"',
             )
+        if tcp.app.type == "netpipe":
+            self.check_netpipe((*path, "app"), tcp.app)
         if tcp.abr is not None and tcp.ubr is not None:
             self.refuse((*path, "ubr"), "a connection runs over abr or ubr VCs, not both")
         if tcp.abr is not None:
@@ -1343,6 +1397,16 @@ def _source(name: str, source: Source) -> dict:
 def _app(app: App) -> dict:
     if app.type == "bulk":
         return {"kind": "bulk", "bytes": app.size}
+    if app.type == "netpipe":
+        return {
+            "kind": "netpipe",
+            "sizes_bytes": app.block_sizes(),
+            "warmup": 1 if app.warmup is None else app.warmup,
+            "trial_time_ps": app.trial_time,
+            "min_repetitions": app.min_repetitions,
+            "max_repetitions": app.max_repetitions,
+            "stop_time_ps": app.stop_time,
+        }
     return {
         "kind": "request_response",
         "request_bytes": app.request,

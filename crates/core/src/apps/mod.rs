@@ -4,6 +4,7 @@ pub mod cbr;
 pub mod emitter;
 pub mod fgn;
 pub mod mpeg2;
+pub mod netpipe;
 pub mod onoff;
 pub mod poisson;
 pub mod sink;

@@ -6,7 +6,9 @@
 //!
 //! Writes are limited by the send buffer, so a request larger than the
 //! socket buffer is written piece by piece as acknowledgements free room.
+//! NetPIPE's sweep over block sizes is in `netpipe`.
 
+use super::netpipe::{NetPipe, NetPipeConfig};
 use crate::engine::stats::Summary;
 use crate::engine::Time;
 use crate::transport::tcp::TcpSocket;
@@ -24,6 +26,8 @@ pub enum AppKind {
         /// warm-up: the first also waits for the handshake and slow start).
         warmup: u64,
     },
+    /// NetPIPE's ping-pong over a schedule of block sizes.
+    NetPipe(NetPipeConfig),
 }
 
 #[derive(Clone, Debug)]
@@ -40,11 +44,17 @@ pub struct TcpApp {
     /// When the whole finite workload was delivered.
     pub completed_at: Option<Time>,
     started: bool,
+    pub netpipe: Option<NetPipe>,
 }
 
 impl TcpApp {
     pub fn new(kind: AppKind) -> TcpApp {
+        let netpipe = match &kind {
+            AppKind::NetPipe(cfg) => Some(NetPipe::new(cfg.clone())),
+            _ => None,
+        };
         TcpApp {
+            netpipe,
             kind,
             pending: (0, 0),
             completed: 0,
@@ -60,19 +70,32 @@ impl TcpApp {
         match self.kind {
             AppKind::Bulk { bytes } => bytes.is_some(),
             AppKind::RequestResponse { count, .. } => count.is_some(),
+            AppKind::NetPipe(_) => true,
         }
     }
 
     /// Reacts to what the sockets delivered and writes what is due.
     pub fn service(&mut self, now: Time, client: &mut TcpSocket, server: &mut TcpSocket) {
-        match self.kind {
-            AppKind::Bulk { bytes } => self.bulk(now, bytes, client, server),
+        match &self.kind {
+            AppKind::Bulk { bytes } => self.bulk(now, *bytes, client, server),
             AppKind::RequestResponse {
                 request,
                 response,
                 count,
                 warmup,
-            } => self.ping_pong(now, (request, response), count, warmup, client, server),
+            } => {
+                let (sizes, count, warmup) = ((*request, *response), *count, *warmup);
+                self.ping_pong(now, sizes, count, warmup, client, server)
+            }
+            AppKind::NetPipe(_) => {
+                let np = self.netpipe.as_mut().expect("a NetPIPE app");
+                let (c, s) = np.service(now, client.delivered, server.delivered);
+                self.pending.0 += c;
+                self.pending.1 += s;
+                if let Some(t) = np.finished_at {
+                    self.completed_at.get_or_insert(t);
+                }
+            }
         }
         write_some(client, &mut self.pending.0);
         write_some(server, &mut self.pending.1);

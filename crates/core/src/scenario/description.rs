@@ -297,6 +297,16 @@ pub enum AppDesc {
         #[serde(default)]
         warmup: u64,
     },
+    /// NetPIPE's ping-pong sweep over block sizes (`apps::netpipe`).
+    Netpipe {
+        sizes_bytes: Vec<u64>,
+        warmup: u64,
+        trial_time_ps: u64,
+        min_repetitions: u64,
+        max_repetitions: u64,
+        #[serde(default)]
+        stop_time_ps: Option<u64>,
+    },
 }
 
 impl Description {

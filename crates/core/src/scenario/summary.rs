@@ -276,6 +276,9 @@ fn tcp(w: &World, s: &mut Summary) {
         }
         put(s, p.clone() + "segments_dropped", drops);
         put(s, p.clone() + "transactions", conn.app.completed);
+        if let Some(np) = &conn.app.netpipe {
+            netpipe(s, &p, np);
+        }
         let times = &conn.app.transaction_times;
         put(s, p.clone() + "transaction_time_mean_s", num(times.mean()));
         put(
@@ -290,6 +293,25 @@ fn tcp(w: &World, s: &mut Summary) {
         };
         put(s, p.clone() + "transaction_time_min_s", num(min));
         put(s, p + "transaction_time_max_s", num(max));
+    }
+}
+
+/// One group of keys per block size NetPIPE tested, named so that they
+/// sort by size.
+fn netpipe(s: &mut Summary, prefix: &str, np: &crate::apps::netpipe::NetPipe) {
+    put(s, format!("{prefix}netpipe.blocks"), np.results.len());
+    for r in &np.results {
+        let q = format!("{prefix}netpipe.block_{:09}.", r.bytes);
+        let t = r.transfer_time_mean_s();
+        put(s, q.clone() + "bytes", r.bytes);
+        put(s, q.clone() + "repetitions", r.round_trips.n);
+        put(s, q.clone() + "transfer_time_s", num(t));
+        put(
+            s,
+            q.clone() + "transfer_time_var_s2",
+            num(r.transfer_time_var_s2()),
+        );
+        put(s, q + "throughput_bps", num(r.bytes as f64 * 8.0 / t));
     }
 }
 

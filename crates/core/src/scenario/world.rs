@@ -7,6 +7,7 @@ use super::description::{
 use super::probe::{Probe, Quantity};
 use super::BuildError;
 use crate::apps::mpeg2::{Mpeg2, Mpeg2Config};
+use crate::apps::netpipe::NetPipeConfig;
 use crate::apps::onoff::{OnOff, Periods};
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
@@ -920,14 +921,38 @@ fn build_connection(
         start,
         shift,
     );
-    let kind = match t.app {
-        AppDesc::Bulk { bytes } => AppKind::Bulk { bytes },
+    let kind = match &t.app {
+        AppDesc::Bulk { bytes } => AppKind::Bulk { bytes: *bytes },
+        AppDesc::Netpipe {
+            sizes_bytes,
+            warmup,
+            trial_time_ps,
+            min_repetitions,
+            max_repetitions,
+            stop_time_ps,
+        } => {
+            if sizes_bytes.is_empty() || sizes_bytes.contains(&0) || *min_repetitions == 0 {
+                return Err(BuildError(format!(
+                    "{at}: NetPIPE needs block sizes of at least 1 byte and a repetition"
+                )));
+            }
+            AppKind::NetPipe(NetPipeConfig {
+                sizes: sizes_bytes.clone(),
+                warmup: *warmup,
+                trial_time: Duration(*trial_time_ps),
+                min_repetitions: *min_repetitions,
+                max_repetitions: (*max_repetitions).max(*min_repetitions),
+                stop_time: stop_time_ps.map(Duration),
+            })
+        }
         AppDesc::RequestResponse {
             request_bytes,
             response_bytes,
             count,
             warmup,
         } => {
+            let (request_bytes, response_bytes, count, warmup) =
+                (*request_bytes, *response_bytes, *count, *warmup);
             if request_bytes == 0 || response_bytes == 0 {
                 return Err(BuildError(format!(
                     "{at}: request and response must be at least 1 byte"
