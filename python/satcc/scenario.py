@@ -651,6 +651,7 @@ class Tcp(_Table):
     delayed_ack: Bool = True
     delayed_ack_timeout: PositiveTime = parse_time("200 ms")
     limited_transmit: Bool = True
+    restart_after_idle: Bool = True
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -1436,6 +1437,7 @@ def _tcp(name: str, tcp: Tcp) -> dict:
         "delayed_ack": tcp.delayed_ack,
         "delayed_ack_ps": tcp.delayed_ack_timeout,
         "limited_transmit": tcp.limited_transmit,
+        **({} if tcp.restart_after_idle else {"restart_after_idle": False}),
         "window_scaling": tcp.window_scaling,
         "send_buffer_bytes": tcp.send_buffer,
         "receive_buffer_bytes": tcp.receive_buffer,

@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-from satcc.studies import abr_lrd_vbr, queueing_theory
+from satcc.studies import abr_lrd_vbr, netpipe_satellite, queueing_theory
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
 
 STUDIES: dict[str, Study] = {
-    study.name: study for study in (queueing_theory.STUDY, abr_lrd_vbr.STUDY)
+    study.name: study
+    for study in (queueing_theory.STUDY, abr_lrd_vbr.STUDY, netpipe_satellite.STUDY)
 }
 
 

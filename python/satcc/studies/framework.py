@@ -159,6 +159,12 @@ class Study:
     # A study whose rows form the paper's own tables may lay them out that
     # way instead of one line per check; it gets the comparison table.
     layout: Callable[[pd.DataFrame], list[Table]] | None = None
+    # Results beyond the checks (curves as CSV, plots as PNG), written into
+    # the output folder from every run's summary; returns the file names.
+    artifacts: (
+        Callable[[list[RunSpec], dict[tuple[int, int], dict[str, Any]], Path, bool], list[str]]
+        | None
+    ) = None
 
 
 # ---------------------------------------------------------------------------
@@ -666,6 +672,10 @@ def reproduce(
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run))
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
+    written = study.artifacts(specs, summaries, out_dir, quick) if study.artifacts else []
     if show:
-        print_comparison(study, table, console or Console(), quick=quick)
+        console = console or Console()
+        print_comparison(study, table, console, quick=quick)
+        if written:
+            console.print(f"also wrote {', '.join(written)}", highlight=False)
     return table

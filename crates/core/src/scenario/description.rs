@@ -254,6 +254,8 @@ pub struct TcpDesc {
     pub delayed_ack_ps: u64,
     #[serde(default = "yes")]
     pub limited_transmit: bool,
+    #[serde(default = "yes")]
+    pub restart_after_idle: bool,
     pub window_scaling: bool,
     pub send_buffer_bytes: u64,
     pub receive_buffer_bytes: u64,

@@ -886,6 +886,7 @@ fn build_connection(
         delayed_ack: t.delayed_ack,
         delayed_ack_timeout: Duration(t.delayed_ack_ps),
         limited_transmit: t.limited_transmit,
+        restart_after_idle: t.restart_after_idle,
         window_scaling: t.window_scaling,
         send_buffer: t.send_buffer_bytes,
         receive_buffer: t.receive_buffer_bytes,

@@ -67,6 +67,9 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Duration,
     /// RFC 3042: new data on the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// RFC 5681 §4.1: back to the initial window after an idle period
+    /// longer than the RTO (some stacks of the 1990s did not).
+    pub restart_after_idle: bool,
     pub window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     pub send_buffer: u64,
@@ -117,6 +120,7 @@ impl TcpConfig {
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_millis(200),
             limited_transmit: true,
+            restart_after_idle: true,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,

@@ -558,7 +558,8 @@ impl TcpSocket {
     /// Sends from snd_nxt while the congestion and receive windows allow.
     fn send_new_data(&mut self, now: Time, out: &mut Vec<Pdu>) {
         let mss = self.cfg.mss as u64;
-        if self.snd_una == self.snd_max
+        if self.cfg.restart_after_idle
+            && self.snd_una == self.snd_max
             && self.written > self.snd_max
             && now.since(self.last_send) >= self.rtt.rto()
             && self.snd_max > 0

@@ -1,0 +1,439 @@
+"""Study `netpipe-satellite`: NetPIPE ping-pong over an E1 ATM satellite path.
+
+The testbed of the paper's Fig. 1 (Yousef and Strange, "Experimental
+Investigation of the Effects of Delay and Error Rate on Throughput and
+Performance of ATM Satellite Links Serving LAN Islands"): two hosts on
+25 Mb/s ATM access links, ATM switches, and an E1 (2.048 Mb/s) segment with
+the imposed propagation delay and bit errors in both directions. TCP rides
+UBR VCs (classical IP over ATM: AAL5 with LLC/SNAP, the cell tax counted);
+a cell with any bit error is lost, and with it its AAL5 frame. NetPIPE's
+ping-pong runs over the connection (`apps::netpipe`).
+
+Several experiments run independent copies of the path side by side in
+one scenario (one per socket size or per bit-error rate), so that one run
+gives a whole curve and the checks can be made on it.
+
+Every assumption the paper leaves open is listed in docs/netpipe-satellite.md.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from satcc.analysis.netpipe import NETPIPE_MBIT, fit_slope_through_origin
+from satcc.studies.framework import Reference, RunSpec, Study
+
+E1_BPS = 2.048e6
+ACCESS = "25 Mbps"
+ACCESS_DELAY_S = 1e-6  # the hosts sit next to their switches
+DEFAULT_SOCKET = 8192
+MSS = 1460  # Ethernet LAN islands: 1500-byte IP MTU
+RTTS = (0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6)
+QUICK_RTTS = (0.001, 0.05, 0.2, 0.4, 0.6)
+FIG3_RTTS = (0.02, 0.05, 0.1, 0.2, 0.4, 0.6)
+QUICK_FIG3_RTTS = (0.1, 0.6)
+SOCKETS_KB = (4, 8, 16, 24, 32, 40, 48, 56, 64)
+QUICK_SOCKETS_KB = (4, 16, 32, 64)
+BERS = (1e-12, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4)
+QUICK_BERS = (1e-12, 1e-8, 1e-6, 1e-5, 1e-4)
+GEO_RTT = 0.4
+FIG3_BLOCK = 65536
+BER_BLOCK = 8192  # the paper's "default block size" of Fig. 5
+SIGNATURE_SOCKETS = (8192, 65536)
+NETPIPE_STOP_S = 1.0
+PAPER_MAX_BLOCK = 65536 + 3  # NetPIPE's 64 KB base size and its +3
+PAPER_SHORT = "netpipe-satellite paper"
+
+
+def _label_ber(ber: float) -> str:
+    return f"{ber:.0e}".replace("e-0", "e-")
+
+
+def path(
+    name: str,
+    rtt_s: float,
+    socket: int,
+    app: dict[str, Any],
+    ber: float = 1e-12,
+) -> dict[str, dict[str, Any]]:
+    """One copy of the testbed path: nodes, links and the TCP connection."""
+    a, b, s1, s2 = f"{name}_a", f"{name}_b", f"{name}_sw1", f"{name}_sw2"
+    one_way = rtt_s / 2 - 2 * ACCESS_DELAY_S
+    # Buffers hold a whole socket's worth of cells (a host blocks rather
+    # than drop its own cells): only bit errors lose cells here.
+    queue = {"limit": "100000 packets"}
+    access = {"rate": ACCESS, "delay": f"{ACCESS_DELAY_S} s", "duplex": True, "queue": queue}
+    return {
+        "nodes": {a: {"type": "host"}, b: {"type": "host"}, s1: {}, s2: {}},
+        "links": {
+            f"{name}_up": {"from": a, "to": s1, **access},
+            f"{name}_sat": {
+                "from": s1,
+                "to": s2,
+                "rate": f"{E1_BPS} bps",
+                "delay": f"{one_way} s",
+                "duplex": True,
+                "ber": ber,
+                "queue": queue,
+            },
+            f"{name}_down": {"from": s2, "to": b, **access},
+        },
+        "tcp": {
+            name: {
+                "from": a,
+                "to": b,
+                "ubr": {},
+                "variant": "newreno",
+                "mss": f"{MSS} B",
+                # RFC 2581, the hosts' era: at most two segments.
+                "initial_window": 2,
+                # The hosts keep their window across the idle gaps of the
+                # ping-pong: the paper's Fig. 3 grows linearly with the socket
+                # up to 64 KB at 600 ms, which RFC 5681's restart after idle
+                # would cap near 16 KB (docs/netpipe-satellite.md).
+                "restart_after_idle": False,
+                "send_buffer": f"{socket} B",
+                "receive_buffer": f"{socket} B",
+                "app": app,
+            }
+        },
+    }
+
+
+def testbed(name: str, paths: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:
+    scenario: dict[str, Any] = {
+        "run": {"name": name, "duration": f"{duration_s} s"},
+        "nodes": {},
+        "links": {},
+        "tcp": {},
+    }
+    for p in paths:
+        for key in ("nodes", "links", "tcp"):
+            scenario[key].update(p[key])
+    return scenario
+
+
+def sweep_app(max_block: int = 128 * 1024) -> dict[str, Any]:
+    return {"type": "netpipe", "max_block": f"{max_block} B"}
+
+
+def fixed_block_app(block: int, repetitions: int) -> dict[str, Any]:
+    # No stop time: a slow block is exactly what these runs measure. A real
+    # NetPIPE reaches a large block after all the smaller ones, its window
+    # long open; five untimed exchanges stand in for that history.
+    return {
+        "type": "netpipe",
+        "sizes": [f"{block} B"],
+        "warmup": 5,
+        "min_repetitions": repetitions,
+        "max_repetitions": repetitions,
+        "stop_time": "100000 s",
+    }
+
+
+# ---------------------------------------------------------------------------
+# Reading NetPIPE's results back from a summary
+
+
+def blocks(summary: dict[str, Any], conn: str) -> list[dict[str, float]]:
+    """Per block size: bytes, transfer time, its variance, throughput, repetitions."""
+    prefix = f"tcp.{conn}.netpipe.block_"
+    rows = []
+    for key in sorted(k for k in summary if k.startswith(prefix) and k.endswith(".bytes")):
+        base = key[: -len("bytes")]
+        rows.append(
+            {
+                "bytes": summary[key],
+                "transfer_time_s": _number(summary, base + "transfer_time_s"),
+                "transfer_time_var_s2": _number(summary, base + "transfer_time_var_s2"),
+                "throughput_mbps": _number(summary, base + "throughput_bps") / 1e6,
+                "repetitions": _number(summary, base + "repetitions"),
+            }
+        )
+    return rows
+
+
+def _number(summary: dict[str, Any], key: str) -> float:
+    # A block with no timed exchange (the run ended first) has null figures,
+    # and a stored summary leaves them out altogether.
+    value = summary.get(key)
+    return math.nan if value is None else float(value)
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and math.isfinite(x)
+
+
+def max_measured_block(rows: list[dict[str, float]], limit: int = PAPER_MAX_BLOCK) -> float:
+    """Largest block up to `limit` (the paper's sweeps end at 64 KB) that
+    NetPIPE measured within its stop time: it drops every size after the
+    first whose transfer takes more than 1 s."""
+    within = [
+        r["bytes"] for r in rows if r["transfer_time_s"] <= NETPIPE_STOP_S and r["bytes"] <= limit
+    ]
+    return float(max(within)) if within else math.nan
+
+
+def cdv_pct(row: dict[str, float]) -> float:
+    var, mean = row["transfer_time_var_s2"], row["transfer_time_s"]
+    if not (_finite(var) and _finite(mean)) or mean <= 0:
+        return math.nan
+    return 100 * math.sqrt(var) / mean
+
+
+def parting_transfer_time(small: list[dict], large: list[dict], margin: float = 0.05) -> float:
+    """The largest transfer time at which the network signature curves of the
+    two sockets still coincide: the transfer time of the last block, in size
+    order, that both carry within `margin` of each other before they part."""
+    by_size = {r["bytes"]: r for r in large}
+    last = math.nan
+    for r in small:
+        other = by_size.get(r["bytes"])
+        if other is None:
+            break
+        if other["throughput_mbps"] > (1 + margin) * r["throughput_mbps"]:
+            return last
+        last = r["transfer_time_s"]
+    return last
+
+
+# ---------------------------------------------------------------------------
+# Runs and metrics
+
+
+def _rtt_label(rtt: float) -> str:
+    return f"{rtt * 1e3:g} ms"
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    specs = []
+    for rtt in QUICK_RTTS if quick else RTTS:
+        specs.append(
+            RunSpec(
+                f"fig2 RTT {_rtt_label(rtt)}",
+                {"experiment": "fig2", "rtt_s": rtt, "socket": DEFAULT_SOCKET},
+                testbed("netpipe-fig2", [path("np", rtt, DEFAULT_SOCKET, sweep_app())], 2000.0),
+                seeds=(1,),
+            )
+        )
+    sockets = QUICK_SOCKETS_KB if quick else SOCKETS_KB
+    for rtt in QUICK_FIG3_RTTS if quick else FIG3_RTTS:
+        paths = [
+            path(f"k{kb:02d}", rtt, kb * 1024, fixed_block_app(FIG3_BLOCK, 3)) for kb in sockets
+        ]
+        specs.append(
+            RunSpec(
+                f"fig3 RTT {_rtt_label(rtt)}",
+                {"experiment": "fig3", "rtt_s": rtt, "sockets_kb": list(sockets)},
+                testbed("netpipe-fig3", paths, 2000.0),
+                seeds=(1,),
+            )
+        )
+    bers = QUICK_BERS if quick else BERS
+    reps = 15 if quick else 40
+    paths = [
+        path(f"e{i:02d}", GEO_RTT, DEFAULT_SOCKET, fixed_block_app(BER_BLOCK, reps), ber)
+        for i, ber in enumerate(bers)
+    ]
+    specs.append(
+        RunSpec(
+            "ber RTT 400 ms",
+            {"experiment": "ber", "rtt_s": GEO_RTT, "block": BER_BLOCK, "bers": list(bers)},
+            testbed("netpipe-ber", paths, 300.0 if quick else 1200.0),
+        )
+    )
+    paths = [path(f"s{sock // 1024:02d}", GEO_RTT, sock, sweep_app()) for sock in SIGNATURE_SOCKETS]
+    specs.append(
+        RunSpec(
+            "signature RTT 400 ms",
+            {"experiment": "signature", "rtt_s": GEO_RTT, "sockets": list(SIGNATURE_SOCKETS)},
+            testbed("netpipe-signature", paths, 2000.0),
+            seeds=(1,),
+        )
+    )
+    return specs
+
+
+def seeds(quick: bool) -> list[int]:
+    # Only the bit-error runs are random; the rest fix their own seed.
+    return [1, 2] if quick else [1, 2, 3, 4, 5]
+
+
+def _ber_rows(summary: dict[str, Any], bers: list[float]) -> list[tuple[float, dict]]:
+    out = []
+    for i, ber in enumerate(bers):
+        rows = blocks(summary, f"e{i:02d}")
+        row = rows[0] if rows else {"transfer_time_s": math.nan, "transfer_time_var_s2": math.nan}
+        out.append((ber, row))
+    return out
+
+
+def ber_throughput_mbps(row: dict[str, float], block: int = BER_BLOCK) -> float:
+    """NetPIPE's figure, block over mean transfer time; 0 when not even one
+    exchange completed in the run."""
+    t = row.get("transfer_time_s", math.nan)
+    return block * 8 / t / 1e6 if _finite(t) and t > 0 else 0.0
+
+
+def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
+    p = spec.params
+    kind = p["experiment"]
+    if kind == "fig2":
+        rows = blocks(summary, "np")
+        return {
+            "latency_s": rows[0]["transfer_time_s"],
+            "peak_throughput_mbps": max(r["throughput_mbps"] for r in rows),
+            "max_measured_block_bytes": max_measured_block(rows),
+        }
+    if kind == "fig3":
+        x, y = [], []
+        out = {}
+        for kb in p["sockets_kb"]:
+            rows = blocks(summary, f"k{kb:02d}")
+            mbps = rows[0]["throughput_mbps"] if rows else math.nan
+            out[f"throughput_mbps_socket_{kb:02d}kb"] = mbps
+            x.append(kb)
+            y.append(mbps * 1e6 / NETPIPE_MBIT)
+        out["slope_netpipe_mbps_per_kb"] = fit_slope_through_origin(x, y)
+        return out
+    if kind == "ber":
+        rows = _ber_rows(summary, p["bers"])
+        clean = ber_throughput_mbps(rows[0][1])
+        out = {}
+        for ber, row in rows:
+            tag = _label_ber(ber)
+            out[f"throughput_mbps_ber_{tag}"] = ber_throughput_mbps(row)
+            out[f"throughput_fraction_ber_{tag}"] = ber_throughput_mbps(row) / clean
+            out[f"cdv_pct_ber_{tag}"] = cdv_pct(row)
+        return out
+    small = blocks(summary, f"s{SIGNATURE_SOCKETS[0] // 1024:02d}")
+    large = blocks(summary, f"s{SIGNATURE_SOCKETS[1] // 1024:02d}")
+    return {"parting_transfer_time_s": parting_transfer_time(small, large)}
+
+
+# ---------------------------------------------------------------------------
+# The paper's statements
+
+NETPIPE_NOTE = (
+    "NetPIPE drops every size after the first whose transfer takes over 1 s; "
+    "docs/netpipe-satellite.md"
+)
+
+
+def references(quick: bool = False) -> list[Reference]:
+    refs = [
+        Reference(
+            "fig3 RTT 600 ms",
+            "slope_netpipe_mbps_per_kb",
+            0.0125,
+            f"{PAPER_SHORT}, section 3, Fig. 3: y = 0.0125 x at 600 ms RTT",
+            0.10,
+            kind="figure",
+            notes="throughput in NetPIPE's units (2^20 bit/s) per KB of socket buffer",
+        ),
+        Reference(
+            "fig2 RTT 400 ms",
+            "max_measured_block_bytes",
+            24 * 1024,
+            f"{PAPER_SHORT}, section 2: 'unable to measure block sizes > 24 Kbytes' at 400 ms "
+            "(section 5 says 16 KB)",
+            1.5,
+            "factor",
+            kind="text",
+            notes=NETPIPE_NOTE,
+        ),
+        Reference(
+            "fig2 RTT 200 ms",
+            "max_measured_block_bytes",
+            49 * 1024,
+            f"{PAPER_SHORT}, section 5: MEO limits block sizes to nearly 49 KB",
+            1.5,
+            "factor",
+            kind="text",
+            notes=NETPIPE_NOTE,
+        ),
+        Reference(
+            "fig2 RTT 50 ms",
+            "max_measured_block_bytes",
+            PAPER_MAX_BLOCK,
+            f"{PAPER_SHORT}, sections 3 and 5: at LEO's 40-50 ms the maximum block (65 KB) "
+            "is still measured",
+            1.5,
+            "factor",
+            kind="text",
+            notes=NETPIPE_NOTE,
+        ),
+        Reference(
+            "ber RTT 400 ms",
+            "throughput_fraction_ber_1e-4",
+            0.0,
+            f"{PAPER_SHORT}, section 4, Fig. 4: 'throughput disappears' at 1e-4",
+            0.05,
+            "absolute",
+            kind="text",
+            notes="fraction of the error-free throughput",
+        ),
+        Reference(
+            "ber RTT 400 ms",
+            "throughput_fraction_ber_1e-6",
+            0.75,
+            f"{PAPER_SHORT}, section 4, Fig. 4: only a gradual decline up to 1e-6",
+            0.25,
+            "absolute",
+            kind="text",
+            notes="'gradual' read as keeping 50-100% of the error-free throughput",
+        ),
+        Reference(
+            "ber RTT 400 ms",
+            "cdv_pct_ber_1e-8",
+            0.0,
+            f"{PAPER_SHORT}, section 4, Fig. 5: 1e-12 to 1e-8 has a small effect on %CDV",
+            5.0,
+            "absolute",
+            kind="text",
+            notes="'small' read as within 5 points of a jitter-free path",
+        ),
+        Reference(
+            "signature RTT 400 ms",
+            "parting_transfer_time_s",
+            0.33,
+            f"{PAPER_SHORT}, section 3, network signature graph: curves part at 0.33 s",
+            0.25,
+            kind="figure",
+        ),
+    ]
+    return refs
+
+
+def artifacts(
+    specs: list[RunSpec],
+    summaries: dict[tuple[int, int], dict[str, Any]],
+    out: Path,
+    quick: bool,
+) -> list[str]:
+    from satcc.studies import netpipe_figures
+
+    return netpipe_figures.write(specs, summaries, out)
+
+
+STUDY = Study(
+    name="netpipe-satellite",
+    title="NetPIPE over an E1 ATM satellite path with delay and bit errors",
+    paper=(
+        "S. Yousef, C. Strange: 'Experimental Investigation of the Effects of Delay and "
+        "Error Rate on Throughput and Performance of ATM Satellite Links Serving LAN "
+        "Islands', Anglia Polytechnic University"
+    ),
+    description=__doc__ or "",
+    runs=runs,
+    metrics=metrics,
+    references=references(),
+    seeds=seeds,
+    quick_note=(
+        "fewer delays, socket sizes and error rates, 2 seeds and 15 exchanges per "
+        "error rate instead of 5 and 40"
+    ),
+    artifacts=artifacts,
+)
