@@ -156,3 +156,27 @@ def test_netpipe_sweeps_block_sizes_and_stops_like_netpipe():
     times = [t for _, t in blocks]
     assert all(t <= 1.0 for t in times[:-1]) and times[-1] > 1.0
     assert s["tcp.np.netpipe.blocks"] == len(blocks) < 87
+
+
+def test_udp_request_response_over_ubr_times_one_round_trip_and_counts_losses():
+    # netperf UDP_RR: 1-byte request and response, each a 29-byte datagram,
+    # one cell (29 + 16 <= 48). One transaction is the RTT plus one cell on
+    # each of the three hops, both ways.
+    sc = path_scenario(0.4, 1, 1)
+    del sc["tcp"]
+    sc["run"] = {"name": "udp", "duration": "100 s"}
+    sc["udp_rr"] = {"rr": {"from": "a", "to": "b", "count": 40, "warmup": 1, "ubr": {}}}
+    s = satcc.run(sc, seed=1).summary
+    expected = 0.4 + 2 * (CELL_BITS / E1 + 2 * CELL_BITS / ACCESS)
+    assert s["udp_rr.rr.transactions"] == 40 and s["udp_rr.rr.lost"] == 0
+    assert s["udp_rr.rr.transaction_time_mean_s"] == pytest.approx(expected, rel=1e-3)
+    # With bit errors a datagram's only cell is lost with probability
+    # 1 - (1 - BER)^424, and UDP does not recover it.
+    sc["links"]["sat"]["ber"] = 1e-4
+    sc["udp_rr"]["rr"]["count"] = 2000
+    sc["run"]["duration"] = "2000 s"
+    s = satcc.run(sc, seed=1).summary
+    p_cell = 1 - (1 - 1e-4) ** CELL_BITS
+    p_transaction = 1 - (1 - p_cell) ** 2
+    lost = s["udp_rr.rr.lost"] / 2000
+    assert lost == pytest.approx(p_transaction, abs=4 * math.sqrt(p_transaction / 2000))

@@ -673,6 +673,21 @@ class Tcp(_Table):
         return 3 if self.mss <= 2190 else 2
 
 
+class UdpRr(_Table):
+    """A netperf-style UDP request/response exchange, [udp_rr.NAME]."""
+
+    from_: Str = Field(alias="from")
+    to: Str
+    request: PositiveSize = 1
+    response: PositiveSize = 1
+    count: _optional(PositiveInt) = None
+    warmup: NonNegativeInt = 0
+    # A lost datagram is given up after this and the next request sent.
+    timeout: PositiveTime = parse_time("2 s")
+    start: NonNegativeTime = 0
+    ubr: _optional_table(Ubr) = None
+
+
 class Probe(_Table):
     link: _optional(Str) = None
     sink: _optional(Str) = None
@@ -688,6 +703,7 @@ class _Document(_Table):
     sources: dict[str, Source] = Field(default_factory=dict)
     sinks: dict[str, Sink] = Field(default_factory=dict)
     tcp: dict[str, Tcp] = Field(default_factory=dict)
+    udp_rr: dict[str, UdpRr] = Field(default_factory=dict)
     probes: dict[str, Probe] = Field(default_factory=dict)
 
 
@@ -791,6 +807,7 @@ _KINDS = {
     "sink": ("sinks", "sink", "sinks"),
     "source": ("sources", "source", "sources"),
     "tcp": ("tcp", "tcp connection", "tcp connections"),
+    "udp_rr": ("udp_rr", "udp_rr exchange", "udp_rr exchanges"),
 }
 
 
@@ -835,6 +852,7 @@ class _Checks:
             ("sources", self.check_source),
             ("sinks", self.check_sink),
             ("tcp", self.check_tcp),
+            ("udp_rr", self.check_udp_rr),
             ("probes", self.check_probe),
         )
         for section, check in sections:
@@ -1040,6 +1058,21 @@ class _Checks:
                 f'the mean rate exceeds the peak ("{format_rate(source.peak)}") above which '
                 f"rates are skipped",
             )
+
+    def check_udp_rr(self, path: tuple, name: str, udp: UdpRr) -> None:
+        ends_known = self.require((*path, "from"), "node", udp.from_)
+        ends_known = self.require((*path, "to"), "node", udp.to) and ends_known
+        if ends_known and udp.from_ == udp.to:
+            self.refuse(
+                (*path, "to"), f"an exchange joins two different nodes, got {_quote(udp.to)} twice"
+            )
+        for key in ("request", "response"):
+            if getattr(udp, key) > MAX_DATAGRAM - 28:
+                self.refuse(
+                    (*path, key),
+                    f"{key} must fit one UDP datagram ({_bytes(MAX_DATAGRAM - 28)} of payload), "
+                    f"got {_bytes(getattr(udp, key))}",
+                )
 
     def check_netpipe(self, path: tuple, app: App) -> None:
         if app.sizes is None and app.max_block < app.min_block:
@@ -1265,6 +1298,10 @@ def _routes(doc: _Document, links: dict[str, _LinkSpec]) -> dict[str, dict[str, 
     for name, tcp in sorted(doc.tcp.items()):
         router.route(tcp.from_, tcp.to, ("tcp", name, "to"), f"data of tcp {_quote(name)}")
         router.route(tcp.to, tcp.from_, ("tcp", name, "from"), f"ACKs of tcp {_quote(name)}")
+    for name, udp in sorted(doc.udp_rr.items()):
+        what = f"udp_rr {_quote(name)}"
+        router.route(udp.from_, udp.to, ("udp_rr", name, "to"), f"requests of {what}")
+        router.route(udp.to, udp.from_, ("udp_rr", name, "from"), f"responses of {what}")
     return router.used
 
 
@@ -1486,6 +1523,24 @@ def _description(doc: _Document, name: str, seed: int, links, routes) -> dict:
         "sinks": [{"name": key, "node": item.node} for key, item in sorted(doc.sinks.items())],
         "tcp": [_tcp(key, item) for key, item in sorted(doc.tcp.items())],
         "probes": [_probe(key, item) for key, item in sorted(doc.probes.items())],
+        **(
+            {"udp_rr": [_udp_rr(k, u) for k, u in sorted(doc.udp_rr.items())]} if doc.udp_rr else {}
+        ),
+    }
+
+
+def _udp_rr(name: str, udp: UdpRr) -> dict:
+    return {
+        "name": name,
+        "src_node": udp.from_,
+        "dst_node": udp.to,
+        "request_bytes": udp.request,
+        "response_bytes": udp.response,
+        "count": udp.count,
+        "warmup": udp.warmup,
+        "timeout_ps": udp.timeout,
+        "start_ps": udp.start,
+        **({} if udp.ubr is None else {"ubr": {"encapsulation": udp.ubr.encapsulation}}),
     }
 
 

@@ -96,6 +96,7 @@ fn b1(seconds: u64) -> Description {
         }],
         probes: vec![],
         tcp: vec![],
+        udp_rr: vec![],
     }
 }
 

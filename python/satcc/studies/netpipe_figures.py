@@ -60,7 +60,25 @@ def write(
     written += _fig3(specs, summaries, out)
     written += _ber(specs, summaries, out)
     written += _signature(specs, summaries, out)
+    written += _udp(specs, summaries, out)
     return written
+
+
+def _udp(specs, summaries, out: Path) -> list[str]:
+    rows = []
+    for spec, _, summary in _by_experiment(specs, summaries, "udp"):
+        m = study.metrics(summary, spec)
+        for rtt in spec.params["rtts"]:
+            tag = f"{rtt * 1e3:g}ms"
+            rows.append(
+                {
+                    "rtt_s": rtt,
+                    "transactions_per_s": m[f"transactions_per_s_rtt_{tag}"],
+                    "transaction_time_s": m[f"transaction_time_s_rtt_{tag}"],
+                }
+            )
+    _csv(pd.DataFrame(rows), out / "udp_rr_vs_rtt.csv")
+    return ["udp_rr_vs_rtt.csv"]
 
 
 def _fig2_and_table(specs, summaries, out: Path) -> list[str]:

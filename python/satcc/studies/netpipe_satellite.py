@@ -102,16 +102,34 @@ def path(
     }
 
 
+def udp_path(name: str, rtt_s: float, count: int, ber: float = 1e-12) -> dict[str, Any]:
+    """The testbed path carrying netperf's UDP_RR (1-byte request and
+    response over UBR) instead of a TCP connection."""
+    p = path(name, rtt_s, DEFAULT_SOCKET, sweep_app(), ber)
+    del p["tcp"]
+    p["udp_rr"] = {
+        name: {
+            "from": f"{name}_a",
+            "to": f"{name}_b",
+            "count": count,
+            "warmup": 1,
+            "ubr": {},
+        }
+    }
+    return p
+
+
 def testbed(name: str, paths: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:
     scenario: dict[str, Any] = {
         "run": {"name": name, "duration": f"{duration_s} s"},
         "nodes": {},
         "links": {},
         "tcp": {},
+        "udp_rr": {},
     }
     for p in paths:
-        for key in ("nodes", "links", "tcp"):
-            scenario[key].update(p[key])
+        for key in ("nodes", "links", "tcp", "udp_rr"):
+            scenario[key].update(p.get(key, {}))
     return scenario
 
 
@@ -248,6 +266,17 @@ def runs(quick: bool) -> list[RunSpec]:
             testbed("netpipe-ber", paths, 300.0 if quick else 1200.0),
         )
     )
+    rtts = QUICK_RTTS if quick else RTTS
+    specs.append(
+        RunSpec(
+            "udp_rr per RTT",
+            {"experiment": "udp", "rtts": list(rtts)},
+            testbed(
+                "netperf-udp-rr", [udp_path(f"u{i}", rtt, 20) for i, rtt in enumerate(rtts)], 100.0
+            ),
+            seeds=(1,),
+        )
+    )
     paths = [path(f"s{sock // 1024:02d}", GEO_RTT, sock, sweep_app()) for sock in SIGNATURE_SOCKETS]
     specs.append(
         RunSpec(
@@ -315,6 +344,13 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
             out[f"throughput_mbps_ber_{tag}"] = ber_throughput_mbps(row)
             out[f"throughput_fraction_ber_{tag}"] = ber_throughput_mbps(row) / clean
             out[f"cdv_pct_ber_{tag}"] = cdv_pct(row)
+        return out
+    if kind == "udp":
+        out = {}
+        for i, rtt in enumerate(p["rtts"]):
+            tag = _rtt_label(rtt).replace(" ", "")
+            out[f"transactions_per_s_rtt_{tag}"] = summary[f"udp_rr.u{i}.transactions_per_s"]
+            out[f"transaction_time_s_rtt_{tag}"] = summary[f"udp_rr.u{i}.transaction_time_mean_s"]
         return out
     small = blocks(summary, f"s{SIGNATURE_SOCKETS[0] // 1024:02d}")
     large = blocks(summary, f"s{SIGNATURE_SOCKETS[1] // 1024:02d}")

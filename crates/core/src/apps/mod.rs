@@ -9,6 +9,7 @@ pub mod onoff;
 pub mod poisson;
 pub mod sink;
 pub mod tcp_app;
+pub mod udp_rr;
 
 pub use emitter::{Emitter, SizeDist};
 pub use sink::{FlowRecord, Sink};

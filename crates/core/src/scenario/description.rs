@@ -26,6 +26,29 @@ pub struct Description {
     pub probes: Vec<ProbeDesc>,
     #[serde(default)]
     pub tcp: Vec<TcpDesc>,
+    #[serde(default)]
+    pub udp_rr: Vec<UdpRrDesc>,
+}
+
+/// A netperf-style UDP request/response exchange (`apps::udp_rr`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UdpRrDesc {
+    pub name: String,
+    pub src_node: String,
+    pub dst_node: String,
+    pub request_bytes: u32,
+    pub response_bytes: u32,
+    #[serde(default)]
+    pub count: Option<u64>,
+    #[serde(default)]
+    pub warmup: u64,
+    pub timeout_ps: u64,
+    #[serde(default)]
+    pub start_ps: u64,
+    /// Over UBR VCs (IP over ATM) rather than as plain packets.
+    #[serde(default)]
+    pub ubr: Option<UbrDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -36,6 +36,7 @@ pub fn summarise(w: &World) -> Summary {
     links(w, &mut s, end, elapsed_s);
     flows(w, &mut s, elapsed_s);
     tcp(w, &mut s);
+    udp_rr(w, &mut s, elapsed_s);
     for (k, name) in w.names.sinks.iter().enumerate() {
         let sk = &w.sinks[k];
         let p = format!("sinks.{name}.");
@@ -293,6 +294,30 @@ fn tcp(w: &World, s: &mut Summary) {
         };
         put(s, p.clone() + "transaction_time_min_s", num(min));
         put(s, p + "transaction_time_max_s", num(max));
+    }
+}
+
+fn udp_rr(w: &World, s: &mut Summary, elapsed_s: f64) {
+    for (i, name) in w.names.udp_rr.iter().enumerate() {
+        let app = &w.udp[i].app;
+        let p = format!("udp_rr.{name}.");
+        put(s, p.clone() + "transactions", app.completed);
+        put(s, p.clone() + "lost", app.lost);
+        // Over the time the exchanges ran, not the rest of the run.
+        let end = app.finished_at.map_or(elapsed_s, |t| t.as_secs_f64());
+        let active = (end - app.cfg.start.as_secs_f64()).max(0.0);
+        let rate = if active > 0.0 {
+            app.completed as f64 / active
+        } else {
+            f64::NAN
+        };
+        put(s, p.clone() + "transactions_per_s", num(rate));
+        put(
+            s,
+            p.clone() + "transaction_time_mean_s",
+            num(app.times.mean()),
+        );
+        put(s, p + "transaction_time_var_s2", num(app.times.variance()));
     }
 }
 

@@ -10,6 +10,7 @@ use crate::apps::mpeg2::{Mpeg2, Mpeg2Config};
 use crate::apps::netpipe::NetPipeConfig;
 use crate::apps::onoff::{OnOff, Periods};
 use crate::apps::tcp_app::{AppKind, TcpApp};
+use crate::apps::udp_rr::{UdpEnds, UdpRr, UdpRrConfig};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, FlowRecord, Sink, SizeDist, Source};
 use crate::atm::erica::EricaPlus;
 use crate::atm::vc::Vc;
@@ -33,6 +34,8 @@ enum Owner {
     Tcp(u32, u8),
     /// An ABR VC's source end (cell pacing).
     Vc(u32),
+    /// A UDP request/response client's timer.
+    Udp(u32),
     /// The averaging-interval timer of the ERICA+ port on a link.
     Erica(u32),
     Sampler,
@@ -47,6 +50,16 @@ enum Agent {
     VcDestination(u32),
     /// The source end of an ABR VC (BRM cells).
     VcSource(u32),
+    UdpClient(u32),
+    UdpServer(u32),
+}
+
+/// A UDP request/response exchange and how its datagrams travel.
+pub struct UdpRrConn {
+    pub app: UdpRr,
+    slot: Slot,
+    /// [requests, responses] UBR VCs when it runs over ATM.
+    pub vcs: Option<[u32; 2]>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -92,6 +105,7 @@ pub struct Names {
     pub sources: Vec<String>,
     pub sinks: Vec<String>,
     pub tcp: Vec<String>,
+    pub udp_rr: Vec<String>,
 }
 
 pub struct World {
@@ -112,6 +126,7 @@ pub struct World {
     source_slots: Vec<Slot>,
     pub sinks: Vec<Sink>,
     pub conns: Vec<Connection>,
+    pub udp: Vec<UdpRrConn>,
     pub vcs: Vec<Vc>,
     vc_slots: Vec<Slot>,
     /// The VC whose source end sends VC v's turned-around BRMs.
@@ -324,6 +339,7 @@ impl World {
             sources: d.sources.iter().map(|s| s.name.clone()).collect(),
             sinks: d.sinks.iter().map(|s| s.name.clone()).collect(),
             tcp: d.tcp.iter().map(|t| t.name.clone()).collect(),
+            udp_rr: d.udp_rr.iter().map(|u| u.name.clone()).collect(),
         };
         let node_ix = name_map(&names.nodes);
         let link_ix = name_map(&names.links);
@@ -465,6 +481,45 @@ impl World {
             owners.push(Owner::Tcp(c as u32, 1));
             conns.push(build_connection(t, &node_ix, client_agent, flow, slots)?);
         }
+        let mut udp = vec![];
+        let mut udp_atm = vec![];
+        for (i, u) in d.udp_rr.iter().enumerate() {
+            let at = format!("udp_rr.{}", u.name);
+            let client_agent = agents.len() as u32;
+            agents.push(Agent::UdpClient(i as u32));
+            agents.push(Agent::UdpServer(i as u32));
+            let flow = flows.len() as u32;
+            flows.push(FlowRecord::default());
+            flows.push(FlowRecord::default());
+            let slot = sched.add_slot();
+            owners.push(Owner::Udp(i as u32));
+            let ends = UdpEnds {
+                client_node: index_of(&node_ix, "node", &u.src_node, &at)?,
+                server_node: index_of(&node_ix, "node", &u.dst_node, &at)?,
+                client_agent,
+                server_agent: client_agent + 1,
+                flow,
+            };
+            if u.timeout_ps == 0 {
+                return Err(BuildError(format!("{at}: timeout must be positive")));
+            }
+            let cfg = UdpRrConfig {
+                request: u.request_bytes,
+                response: u.response_bytes,
+                count: u.count,
+                warmup: u.warmup,
+                timeout: Duration(u.timeout_ps),
+                start: Time(u.start_ps),
+            };
+            if let Some(ubr) = &u.ubr {
+                udp_atm.push((i, atm_net::encapsulation(&ubr.encapsulation, &at)?));
+            }
+            udp.push(UdpRrConn {
+                app: UdpRr::new(cfg, ends),
+                slot,
+                vcs: None,
+            });
+        }
         let mut atm = vec![];
         for (c, t) in d.tcp.iter().enumerate() {
             let at = format!("tcp.{}", t.name);
@@ -511,6 +566,7 @@ impl World {
             source_slots,
             sinks,
             conns,
+            udp,
             vcs: Vec::new(),
             vc_slots: Vec::new(),
             vc_partner: Vec::new(),
@@ -530,6 +586,14 @@ impl World {
         };
         for (c, cfg, encap) in atm {
             w.add_vcs(c, cfg.as_ref(), encap);
+        }
+        for (i, encap) in udp_atm {
+            let e = w.udp[i].app.ends;
+            let pair = w.add_vc_pair([e.client_node, e.server_node], None, encap);
+            w.udp[i].vcs = Some(pair);
+        }
+        for i in 0..w.udp.len() {
+            w.sched.schedule(w.udp[i].slot, w.udp[i].app.poll_at());
         }
         for c in 0..w.conns.len() {
             w.reschedule_conn(c);
@@ -613,6 +677,10 @@ impl World {
             Owner::Source(i) => self.on_source(i as usize),
             Owner::Tcp(c, side) => self.on_tcp_timer(c as usize, side as usize),
             Owner::Vc(v) => self.on_vc(v as usize),
+            Owner::Udp(i) => {
+                let p = self.udp[i as usize].app.on_timer(self.now);
+                self.udp_sent(i as usize, 0, p);
+            }
             Owner::Erica(l) => self.on_erica_timer(l as usize),
             Owner::Sampler => self.on_sample(),
         }
@@ -684,6 +752,14 @@ impl World {
                 Agent::Tcp(c, side) => self.on_tcp_segment(c as usize, side as usize, &p),
                 Agent::VcDestination(v) => self.on_vc_destination(node, v as usize, &p),
                 Agent::VcSource(v) => self.on_vc_source(v as usize, &p),
+                Agent::UdpServer(i) => {
+                    let response = self.udp[i as usize].app.on_request(self.now, &p);
+                    self.udp_sent(i as usize, 1, Some(response));
+                }
+                Agent::UdpClient(i) => {
+                    let next = self.udp[i as usize].app.on_response(self.now, &p);
+                    self.udp_sent(i as usize, 0, next);
+                }
             },
             Next::Link(l) => {
                 if self.ports[l as usize].is_some() {
@@ -701,6 +777,20 @@ impl World {
                 self.flows[p.flow as usize].dropped += 1;
             }
         }
+    }
+
+    /// Sends a datagram of UDP exchange `i` from its client (side 0) or
+    /// server (1), over its VC when it has one; then rearms the client's
+    /// timer.
+    fn udp_sent(&mut self, i: usize, side: usize, p: Option<Pdu>) {
+        if let Some(p) = p {
+            match self.udp[i].vcs {
+                Some(vcs) => self.vc_offer(vcs[side] as usize, p),
+                None => self.forward(p.src_node, p),
+            }
+        }
+        let u = &self.udp[i];
+        self.sched.update(u.slot, u.app.poll_at().max(self.now));
     }
 
     fn on_tcp_timer(&mut self, c: usize, side: usize) {

@@ -123,17 +123,29 @@ impl World {
     /// Adds the two VCs of connection `c` (built but not yet scheduled).
     /// Adds the two VCs of connection `c`: ABR with `cfg`, UBR without.
     pub(super) fn add_vcs(&mut self, c: usize, cfg: Option<&AbrConfig>, encap: Encapsulation) {
+        let ends = [0, 1].map(|side| self.conns[c].sockets[side].endpoint.node);
+        let pair = self.add_vc_pair(ends, cfg, encap);
+        self.conns[c].vcs = Some(pair);
+    }
+
+    /// Two VCs between `nodes[0]` and `nodes[1]`, one each way, paired for
+    /// the turnaround of their RM cells; returns [0 → 1, 1 → 0].
+    pub(super) fn add_vc_pair(
+        &mut self,
+        nodes: [u32; 2],
+        cfg: Option<&AbrConfig>,
+        encap: Encapsulation,
+    ) -> [u32; 2] {
         let mut pair = [0u32; 2];
         for (side, slot) in pair.iter_mut().enumerate() {
             let v = self.vcs.len() as u32;
-            let me = &self.conns[c].sockets[side].endpoint;
             let dst_agent = self.agents.len() as u32;
             self.agents.push(Agent::VcDestination(v));
             self.agents.push(Agent::VcSource(v));
             let ends = VcEnds {
                 flow: self.vc_flow_base + v,
-                src_node: me.node,
-                dst_node: me.peer_node,
+                src_node: nodes[side],
+                dst_node: nodes[1 - side],
                 dst_agent,
                 src_agent: dst_agent + 1,
                 priority: 1,
@@ -153,8 +165,8 @@ impl World {
         let (first, second) = self.vcs.split_at_mut(b);
         first[a].pair_with(&second[0]);
         second[0].pair_with(&first[a]);
-        self.conns[c].vcs = Some(pair);
         self.vc_partner.extend([b as u32, a as u32]);
+        pair
     }
 
     pub(super) fn vc_offer(&mut self, v: usize, p: Pdu) {
