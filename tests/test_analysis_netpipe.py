@@ -13,7 +13,7 @@ from satcc.analysis import (
     TransferTimeStats,
     aal5_cells,
     atm_efficiency,
-    bandwidth_delay_product_bytes,
+    bdp_bytes,
     buffer_requirement_cells,
     fit_slope_through_origin,
     netpipe_block_sizes,
@@ -102,10 +102,10 @@ def test_window_limited_goodput_takes_the_smaller_limit():
     assert window_limited_goodput_bps(w, 0.5, link, 1460) == pytest.approx(link * eff)
 
 
-def test_bandwidth_delay_product_bytes():
+def test_bdp_bytes():
     # Paper, section 2: 2.048 Mb/s * 0.5 s = 1.024 Mbit = 128 000 bytes.
-    assert bandwidth_delay_product_bytes(2.048e6, 0.5) == pytest.approx(128000.0)
-    assert bandwidth_delay_product_bytes(2.048e6, 0.6) == pytest.approx(153600.0)
+    assert bdp_bytes(2.048e6, 0.5) == pytest.approx(128000.0)
+    assert bdp_bytes(2.048e6, 0.6) == pytest.approx(153600.0)
 
 
 # -------------------------------------------------- the paper's worked example
@@ -370,7 +370,7 @@ def test_predicted_slope_at_600_ms():
         lambda: window_limited_goodput_bps(8192, 0.5, -1, 1460),
         lambda: paper_throughput_fraction(8192, 2.048e6, math.nan),
         lambda: buffer_requirement_cells(25e6, 2e6, -1),
-        lambda: bandwidth_delay_product_bytes(0, 0.5),
+        lambda: bdp_bytes(0, 0.5),
         lambda: netpipe_repetitions(1, 1e6, min_reps=5, max_reps=4),
         lambda: predicted_slope_mbps_per_kb(0),
     ],

@@ -276,6 +276,10 @@ def _goodput(r: dict) -> str:
 # One table per family: (scenario prefix, title, columns, target line).
 # Each column is (header, cell formatter).
 _SIM_S = ("sim s", lambda r: f"{r['simulated_s']:g}")
+_WALL = (
+    ("run wall s", lambda r: f"{r['wall_s']:.2f}"),
+    ("process wall s", lambda r: f"{r['process_wall_s']:.2f}"),
+)
 _RATES = (
     ("transmissions/s", _mega("transmissions_per_s")),
     ("events/s", _mega("events_per_s")),
@@ -305,8 +309,7 @@ _TABLES = (
         "B2, TCP dumbbell over GEO",
         (
             _SIM_S,
-            ("run wall s", lambda r: f"{r['wall_s']:.2f}"),
-            ("process wall s", lambda r: f"{r['process_wall_s']:.2f}"),
+            *_WALL,
             ("events", lambda r: f"{r['events']:,}"),
             ("goodput Mb/s", _goodput),
             ("bottleneck drops", lambda r: f"{r['bottleneck_drops']:,}"),
@@ -320,8 +323,7 @@ _TABLES = (
         "B3, abr-lrd-vbr sat-long (TCP over ABR, MPEG-2 video)",
         (
             _SIM_S,
-            ("run wall s", lambda r: f"{r['wall_s']:.2f}"),
-            ("process wall s", lambda r: f"{r['process_wall_s']:.2f}"),
+            *_WALL,
             *_RATES,
             ("TCP goodput Mb/s", _goodput),
             ("drops", lambda r: f"{r['drops']:,}"),

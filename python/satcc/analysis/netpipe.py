@@ -30,6 +30,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from satcc.analysis._validate import non_negative, positive
+from satcc.analysis.tcp import window_limited_throughput
+
 __all__ = [
     "AAL5_TRAILER_BYTES",
     "ATM_CELL_BYTES",
@@ -42,7 +45,6 @@ __all__ = [
     "TransferTimeStats",
     "aal5_cells",
     "atm_efficiency",
-    "bandwidth_delay_product_bytes",
     "buffer_requirement_cells",
     "fit_slope_through_origin",
     "netpipe_block_sizes",
@@ -71,20 +73,6 @@ NETPIPE_PERTURBATION_BYTES = 3
 NETPIPE_RUNTM_S = 0.25
 # NetPIPE stops growing the block once a one-way transfer takes STOPTM = 1 s.
 NETPIPE_STOPTM_S = 1.0
-
-
-def _positive(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return value
-
-
-def _non_negative(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
-    return value
 
 
 def _count(name: str, value: int, minimum: int) -> int:
@@ -138,9 +126,9 @@ def atm_efficiency(mss: int, header_bytes: int = 40, llc_snap: bool = True) -> f
 def window_limited_throughput_bps(window_bytes: float, rtt_s: float) -> float:
     """At most one window per round trip: window_bytes * 8 / rtt_s, payload bit/s.
 
-    The same law as `satcc.analysis.tcp.window_limited_throughput`, in bit/s.
+    `satcc.analysis.tcp.window_limited_throughput`, in bit/s.
     """
-    return _positive("window_bytes", window_bytes) * 8 / _positive("rtt_s", rtt_s)
+    return window_limited_throughput(window_bytes, rtt_s) * 8
 
 
 def window_limited_goodput_bps(
@@ -162,7 +150,7 @@ def window_limited_goodput_bps(
     plus the serialisation of a segment and its ACK).
     """
     window = window_limited_throughput_bps(window_bytes, rtt_s)
-    link = _positive("link_bps", link_bps) * atm_efficiency(mss, header_bytes, llc_snap)
+    link = positive("link_bps", link_bps) * atm_efficiency(mss, header_bytes, llc_snap)
     return min(window, link)
 
 
@@ -177,8 +165,8 @@ def paper_throughput_fraction(window_bytes: float, rate_bps: float, rtt_s: float
     bandwidth-delay product (a real sender saturates at 1, less the cell tax:
     see `window_limited_goodput_bps`) and ignores all overheads.
     """
-    window_bits = _positive("window_bytes", window_bytes) * 8
-    return window_bits / (_positive("rate_bps", rate_bps) * _positive("rtt_s", rtt_s))
+    window_bits = positive("window_bytes", window_bytes) * 8
+    return window_bits / (positive("rate_bps", rate_bps) * positive("rtt_s", rtt_s))
 
 
 def buffer_requirement_cells(
@@ -202,20 +190,12 @@ def buffer_requirement_cells(
     real number (round up for whole cells), and 0 when trans_speed <= link_speed
     (no queue builds up).
     """
-    trans = _positive("trans_speed_bps", trans_speed_bps)
-    link = _positive("link_speed_bps", link_speed_bps)
-    burst = _non_negative("burst_bytes", burst_bytes)
+    trans = positive("trans_speed_bps", trans_speed_bps)
+    link = positive("link_speed_bps", link_speed_bps)
+    burst = non_negative("burst_bytes", burst_bytes)
     if trans <= link:
         return 0.0
     return (trans - link) * (burst / (ATM_CELL_BYTES * trans))
-
-
-def bandwidth_delay_product_bytes(rate_bps: float, rtt_s: float) -> float:
-    """Bandwidth-delay product in bytes: rate_bps * rtt_s / 8 (2.048 Mb/s x 0.5 s = 128 000 B).
-
-    The same as `satcc.analysis.tcp.bdp_bytes`.
-    """
-    return _positive("rate_bps", rate_bps) * _positive("rtt_s", rtt_s) / 8
 
 
 def netpipe_block_sizes(
@@ -295,9 +275,9 @@ def netpipe_repetitions(
     analytic t_est and caps at max_reps so that simulated trials stay short.
     """
     block = _count("block_bytes", block_bytes, 0)
-    rate = _positive("rate_bps", rate_bps)
-    latency = _non_negative("latency_s", latency_s)
-    target = _positive("target_s", target_s)
+    rate = positive("rate_bps", rate_bps)
+    latency = non_negative("latency_s", latency_s)
+    target = positive("target_s", target_s)
     lo = _count("min_reps", min_reps, 1)
     hi = _count("max_reps", max_reps, lo)
     estimate = latency + block * 8 / rate
@@ -325,7 +305,7 @@ def transfer_time_stats(round_trip_times_s: Iterable[float], ddof: int = 0) -> T
     halving). Note that NetPIPE reports the minimum of its trials as "the"
     transfer time, not the mean.
     """
-    halves = [_non_negative("round trip time", t) / 2 for t in round_trip_times_s]
+    halves = [non_negative("round trip time", t) / 2 for t in round_trip_times_s]
     d = _count("ddof", ddof, 0)
     if len(halves) <= d:
         raise ValueError(f"need more than {d} round-trip times, got {len(halves)}")
@@ -370,5 +350,5 @@ def predicted_slope_mbps_per_kb(rtt_s: float, kb: float = 1024, mbit: float = 1e
     the y-axis "Mb" (1e6, or NETPIPE_MBIT = 2**20 for NetPIPE's Mbps). At RTT
     0.6 s: 0.013653 (1024, 1e6), 0.013333 (1000, 1e6), 0.013021 (1024, 2**20).
     """
-    kb = _positive("kb", kb)
-    return kb * 8 / _positive("rtt_s", rtt_s) / _positive("mbit", mbit)
+    kb = positive("kb", kb)
+    return kb * 8 / positive("rtt_s", rtt_s) / positive("mbit", mbit)

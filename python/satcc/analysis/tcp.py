@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 
+from satcc.analysis._validate import positive
+
 __all__ = [
     "MATHIS_C_ACK_EVERY_SEGMENT",
     "MATHIS_C_DELAYED_ACK",
@@ -36,13 +38,6 @@ __all__ = [
 # with delayed ACKs (one ACK every second segment).
 MATHIS_C_ACK_EVERY_SEGMENT = math.sqrt(3 / 2)
 MATHIS_C_DELAYED_ACK = math.sqrt(3 / 4)
-
-
-def _positive(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return value
 
 
 def _loss(p: float, below_one: bool) -> float:
@@ -80,10 +75,10 @@ def mathis_throughput(
     segment (the default), sqrt(3/4) with delayed ACKs. No timeouts and no
     window limit: it overestimates at high p and is infinite at p = 0.
     """
-    mss = _positive("mss_bytes", mss_bytes)
-    rtt = _positive("rtt_s", rtt_s)
+    mss = positive("mss_bytes", mss_bytes)
+    rtt = positive("rtt_s", rtt_s)
     p = _loss(p, below_one=False)
-    c = _positive("c", c)
+    c = positive("c", c)
     if p == 0:
         return math.inf
     return mss / rtt * c / math.sqrt(p)
@@ -149,10 +144,10 @@ def padhye_throughput(
     limit). At p = 0 the rate is Wmax/RTT (infinite without Wmax), the limit
     of the formula as p -> 0. Valid for 0 <= p < 1.
     """
-    mss = _positive("mss_bytes", mss_bytes)
-    rtt = _positive("rtt_s", rtt_s)
+    mss = positive("mss_bytes", mss_bytes)
+    rtt = positive("rtt_s", rtt_s)
     p = _loss(p, below_one=True)
-    t0 = _positive("rto_s", rto_s)
+    t0 = positive("rto_s", rto_s)
     b = _acks(b)
     wmax = _wmax(wmax_segments)
     if p == 0:
@@ -185,10 +180,10 @@ def padhye_approx(
     segments per second, times mss_bytes (the Wmax/RTT term is left out when
     wmax_segments is None). Close to `padhye_throughput` at small p.
     """
-    mss = _positive("mss_bytes", mss_bytes)
-    rtt = _positive("rtt_s", rtt_s)
+    mss = positive("mss_bytes", mss_bytes)
+    rtt = positive("rtt_s", rtt_s)
     p = _loss(p, below_one=False)
-    t0 = _positive("rto_s", rto_s)
+    t0 = positive("rto_s", rto_s)
     b = _acks(b)
     wmax = _wmax(wmax_segments)
     cap = math.inf if wmax is None else wmax / rtt
@@ -203,7 +198,7 @@ def padhye_approx(
 
 def window_limited_throughput(window_bytes: float, rtt_s: float) -> float:
     """At most one window per round trip: window_bytes / rtt_s, in bytes/s."""
-    return _positive("window_bytes", window_bytes) / _positive("rtt_s", rtt_s)
+    return positive("window_bytes", window_bytes) / positive("rtt_s", rtt_s)
 
 
 def bdp_bytes(rate_bps: float, rtt_s: float) -> float:
@@ -213,4 +208,4 @@ def bdp_bytes(rate_bps: float, rtt_s: float) -> float:
     round-trip time busy (add the bottleneck buffer for the largest window
     the path holds without loss).
     """
-    return _positive("rate_bps", rate_bps) * _positive("rtt_s", rtt_s) / 8
+    return positive("rate_bps", rate_bps) * positive("rtt_s", rtt_s) / 8

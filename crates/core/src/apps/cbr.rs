@@ -53,18 +53,7 @@ mod tests {
     use super::*;
 
     fn emitter(start: u64, stop: u64) -> Emitter {
-        Emitter {
-            flow: 0,
-            src_node: 0,
-            dst_node: 1,
-            dst_agent: 0,
-            priority: 0,
-            clp: 0,
-            start: Time(start),
-            stop: Time(stop),
-            sent_packets: 0,
-            sent_bytes: 0,
-        }
+        Emitter::for_test(Time(start), Time(stop))
     }
 
     #[test]

@@ -66,4 +66,22 @@ impl Emitter {
         self.sent_bytes += bytes as u64;
         p
     }
+
+    /// Flow 0 from node 0 to agent 0 at node 1, active in [start, stop):
+    /// the emitter the sources' unit tests drive.
+    #[cfg(test)]
+    pub fn for_test(start: Time, stop: Time) -> Emitter {
+        Emitter {
+            flow: 0,
+            src_node: 0,
+            dst_node: 1,
+            dst_agent: 0,
+            priority: 0,
+            clp: 0,
+            start,
+            stop,
+            sent_packets: 0,
+            sent_bytes: 0,
+        }
+    }
 }

@@ -277,18 +277,7 @@ mod tests {
     const MS: u64 = 1_000_000_000;
 
     fn emitter(start: Time, stop: Time) -> Emitter {
-        Emitter {
-            flow: 0,
-            src_node: 0,
-            dst_node: 1,
-            dst_agent: 0,
-            priority: 0,
-            clp: 0,
-            start,
-            stop,
-            sent_packets: 0,
-            sent_bytes: 0,
-        }
+        Emitter::for_test(start, stop)
     }
 
     /// The paper's source (§3–4) with the given mean and deviation.

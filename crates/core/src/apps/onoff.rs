@@ -94,18 +94,7 @@ mod tests {
     use super::*;
 
     fn emitter(seconds: u64) -> Emitter {
-        Emitter {
-            flow: 0,
-            src_node: 0,
-            dst_node: 1,
-            dst_agent: 0,
-            priority: 0,
-            clp: 0,
-            start: Time(0),
-            stop: Time(seconds * PS_PER_S),
-            sent_packets: 0,
-            sent_bytes: 0,
-        }
+        Emitter::for_test(Time(0), Time(seconds * PS_PER_S))
     }
 
     /// Runs a source to its stop time; returns its mean rate in b/s.
