@@ -435,9 +435,12 @@ def test_kill_9_then_resume(tmp_path):
 
 
 def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
-    # Runs of ~1 s on two workers; Ctrl-C (SIGINT to the whole group, as a
+    # Two workers; Ctrl-C (SIGINT to the whole group, as a
     # terminal sends it) must not wait for the runs in flight or queued.
-    scenario = tiny(tmp_path, duration="8000 s", sample="100 s")
+    # Runs of ~4 s (on an idle machine): finishing the 18 left would take
+    # over half a minute, so "prompt" can be told apart from "waited" with a
+    # bound that still holds on a loaded CI machine.
+    scenario = tiny(tmp_path, duration="32000 s", sample="100 s")
     campaign = tmp_path / "c"
     cmd = [
         sys.executable,
@@ -457,15 +460,15 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while _stored_runs(campaign) < 2:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "sweep too slow"
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
         t0 = time.monotonic()
-        out, err = proc.communicate(timeout=30)
-        assert time.monotonic() - t0 < 3
+        out, err = proc.communicate(timeout=60)
+        assert time.monotonic() - t0 < 10
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
