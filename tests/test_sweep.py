@@ -434,6 +434,10 @@ def test_kill_9_then_resume(tmp_path):
     assert len(keys) == 40 and set(keys["n"]) == {1}
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
     # Two workers; Ctrl-C (SIGINT to the whole group, as a
     # terminal sends it) must not wait for the runs in flight or queued.
@@ -457,7 +461,16 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
         "--quiet",
     ]
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # Launched in the background by a shell without job control (as CI
+        # runners and nohup-style wrappers may be), this process inherits
+        # SIGINT ignored, and Python then installs no Ctrl-C handler: give
+        # the sweep the disposition it has under a terminal.
+        preexec_fn=_default_sigint,
     )
     try:
         deadline = time.monotonic() + 180
