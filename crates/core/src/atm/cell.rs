@@ -12,6 +12,8 @@ use crate::net::pdu::{Header, Pdu};
 pub const CELL_BYTES: u32 = 53;
 pub const CELL_HEADER: u32 = 5;
 pub const CELL_PAYLOAD: u32 = 48;
+/// Bits of one cell on the wire: cell rates and line rates convert by it.
+pub const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;
 
 /// PTI bit 2: 0 = user data cell, 1 = OAM/RM/reserved (I.361 §2.2.4).
 const PTI_MANAGEMENT: u8 = 0b100;

@@ -18,7 +18,7 @@
 use crate::engine::{Duration, Rate, Time};
 
 /// Bits in one ATM cell on the wire.
-const CELL_BITS: f64 = 53.0 * 8.0;
+use super::cell::CELL_BITS;
 
 /// Where the per-VC current cell rate used for `VCShare` comes from
 /// (REFERENCE §1.4 lists both).

@@ -23,7 +23,7 @@ use super::aal5::{frame_cell_header, Encapsulation, Reassembler};
 use super::abr::{AbrConfig, AbrDestination, AbrSource, CellKind, RmCell, RmDir};
 use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_BYTES};
 use crate::engine::Time;
-use crate::net::pdu::{Header, Pdu, RmHeader};
+use crate::net::pdu::{Header, Pdu};
 use std::collections::VecDeque;
 
 /// Where the cells of a VC go: written into every cell it sends.
@@ -87,36 +87,10 @@ pub struct Vc {
     pub stats: VcStats,
 }
 
-fn rm_header(vpi: u16, vci: u16, rm: &RmCell) -> RmHeader {
-    RmHeader {
-        vpi,
-        vci,
-        backward: rm.dir == RmDir::Backward,
-        bn: rm.bn,
-        ci: rm.ci,
-        ni: rm.ni,
-        er: rm.er,
-        ccr: rm.ccr,
-        mcr: rm.mcr,
-    }
-}
-
-/// The RM fields of an RM cell PDU, as the ABR models read them.
+/// The RM fields of an RM cell PDU.
 pub fn rm_of(p: &Pdu) -> Option<RmCell> {
-    match &p.header {
-        Header::Rm(h) => Some(RmCell {
-            dir: if h.backward {
-                RmDir::Backward
-            } else {
-                RmDir::Forward
-            },
-            bn: h.bn,
-            ci: h.ci,
-            ni: h.ni,
-            er: h.er,
-            ccr: h.ccr,
-            mcr: h.mcr,
-        }),
+    match p.header {
+        Header::Rm(h) => Some(h),
         _ => None,
     }
 }
@@ -182,7 +156,16 @@ impl Vc {
             enqueued: now,
             priority: ends.priority,
             clp: 0,
-            header: Header::Rm(rm_header(vpi, vci, brm)),
+            header: Header::Rm(RmCell { vpi, vci, ..*brm }),
+        }
+    }
+
+    /// An RM cell of this VC: its VPI/VCI written in.
+    fn addressed(&self, rm: RmCell) -> RmCell {
+        RmCell {
+            vpi: self.vpi,
+            vci: self.vci,
+            ..rm
         }
     }
 
@@ -265,9 +248,9 @@ impl Vc {
                 }
                 cell = cell_pdu(&cell, h);
             }
-            CellKind::Frm(rm) => cell.header = Header::Rm(rm_header(self.vpi, self.vci, &rm)),
+            CellKind::Frm(rm) => cell.header = Header::Rm(self.addressed(rm)),
             CellKind::OutOfRateFrm(rm) => {
-                cell.header = Header::Rm(rm_header(self.vpi, self.vci, &rm));
+                cell.header = Header::Rm(self.addressed(rm));
                 cell.clp = 1;
             }
             CellKind::Brm(rm) => {
@@ -397,7 +380,7 @@ mod tests {
         v.offer(segment(1, 552));
         let cells = drain(&mut v);
         assert_eq!(cells.len(), 13);
-        assert!(matches!(cells[0].header, Header::Rm(h) if !h.backward));
+        assert!(matches!(cells[0].header, Header::Rm(h) if h.dir == RmDir::Forward));
         assert!(cells.iter().all(|c| c.bytes == 53 && c.priority == 1));
         assert!(cell_header(&cells[12]).unwrap().end_of_frame());
         assert_eq!(v.buffered_bytes(), 0);
@@ -418,7 +401,7 @@ mod tests {
                     brms += 1;
                     let b = v.brm_cell(Time::ZERO, &rm);
                     assert_eq!((b.dst_node, b.dst_agent, b.flow), (0, 10, 7));
-                    assert!(matches!(b.header, Header::Rm(h) if h.backward));
+                    assert!(matches!(b.header, Header::Rm(h) if h.dir == RmDir::Backward));
                 }
                 Arrival::Nothing => {}
             }
@@ -488,11 +471,11 @@ mod tests {
         rev.turn_around(rm);
         // The reverse VC's first cell is its own FRM (rule 2), then the BRM.
         let t0 = rev.poll_at();
-        assert!(matches!(rev.emit(t0).unwrap().header, Header::Rm(h) if !h.backward));
+        assert!(matches!(rev.emit(t0).unwrap().header, Header::Rm(h) if h.dir == RmDir::Forward));
         let t = rev.poll_at();
         assert_eq!(t.since(t0), rev.source.as_ref().unwrap().cell_spacing());
         let brm = rev.emit(t).expect("BRM due");
-        assert!(matches!(brm.header, Header::Rm(h) if h.backward && h.vci == 42));
+        assert!(matches!(brm.header, Header::Rm(h) if h.dir == RmDir::Backward && h.vci == 42));
         assert_eq!(
             (brm.src_node, brm.dst_node, brm.dst_agent, brm.flow),
             (3, 0, 10, 7)

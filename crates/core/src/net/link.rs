@@ -152,6 +152,10 @@ impl Link {
         match v {
             Verdict::Queued => {
                 self.queue.push(pdu);
+                // A level's queue only grows here, so its maximum is kept here.
+                let level = usize::from(pdu.priority.min(1));
+                let m = &mut self.stats.queue_max_by_priority[level];
+                *m = (*m).max(self.queue.packets_at(level));
                 self.note_queue(now);
             }
             Verdict::DroppedFull => self.stats.drops += 1,
@@ -337,10 +341,6 @@ impl Link {
     fn note_queue(&mut self, now: Time) {
         let n = self.queue.packets();
         let busy = self.transmitting(now) as u64;
-        for level in 0..2 {
-            let m = &mut self.stats.queue_max_by_priority[level];
-            *m = (*m).max(self.queue.packets_at(level));
-        }
         self.stats.queue_packets.set(now.ps(), n as f64);
         self.stats
             .queue_bytes

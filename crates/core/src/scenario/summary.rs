@@ -3,6 +3,7 @@
 //! to the same bytes. Wall-clock figures are deliberately absent.
 
 use super::world::World;
+use crate::atm::cell::CELL_BITS;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -139,7 +140,7 @@ fn links(w: &World, s: &mut Summary, end: u64, elapsed_s: f64) {
             );
         }
         if let Some(e) = &w.ports[i] {
-            let bits = 53.0 * 8.0;
+            let bits = CELL_BITS;
             put(s, p.clone() + "erica.intervals", e.intervals());
             put(s, p.clone() + "erica.n_active", e.n_active());
             put(s, p.clone() + "erica.load_factor", num(e.load_factor()));
@@ -264,7 +265,7 @@ fn tcp(w: &World, s: &mut Summary) {
                     put(s, q.clone() + "frm_cells", src.stats.frm_cells);
                     put(s, q.clone() + "brm_cells", src.stats.brm_cells);
                     put(s, q.clone() + "brms_turned_around", src.stats.turned_around);
-                    put(s, q.clone() + "acr_bps", num(src.acr() * 424.0));
+                    put(s, q.clone() + "acr_bps", num(src.acr() * CELL_BITS));
                 }
                 put(
                     s,

@@ -17,14 +17,15 @@ use crate::atm::vc::Vc;
 use crate::engine::{Duration, RngStream, Scheduler, Slot, Time};
 use crate::net::capacity::{CapacityProcess, Trace};
 use crate::net::error_model::ErrorModel;
-use crate::net::pdu::Header;
+use crate::net::pdu::{Header, RmDir};
 use crate::net::queue::{LevelConfig, Limit, Queue, Verdict};
 use crate::net::{Link, Next, Node, Pdu};
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpSocket, Variant};
 use std::collections::HashMap;
 
 mod atm_net;
-use atm_net::{mark_brm, CELL_BITS};
+use crate::atm::cell::CELL_BITS;
+use atm_net::mark_brm;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Owner {
@@ -731,7 +732,7 @@ impl World {
     /// Hands a PDU that is at `node` to the next link or to its receiver.
     fn forward(&mut self, node: u32, mut p: Pdu) {
         if let Header::Rm(h) = &mut p.header {
-            if h.backward {
+            if h.dir == RmDir::Backward {
                 let vc = p.flow - self.vc_flow_base;
                 // The BRM's source end is the VC's destination end.
                 mark_brm(

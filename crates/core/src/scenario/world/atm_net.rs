@@ -9,16 +9,14 @@
 
 use super::{Agent, BuildError, Owner, World};
 use crate::atm::abr::AbrConfig;
-use crate::atm::cell::CELL_BYTES;
+use crate::atm::cell::{CELL_BITS, CELL_BYTES};
 use crate::atm::erica::{CcrSource, EricaConfig, EricaPlus};
 use crate::atm::vc::{Arrival, Vc, VcEnds};
 use crate::atm::Encapsulation;
 use crate::engine::{Duration, Time};
-use crate::net::pdu::{Header, RmHeader};
+use crate::net::pdu::{Header, RmDir, RmHeader};
 use crate::net::{Next, Node, Pdu};
 use crate::scenario::description::{AbrDesc, EricaDesc};
-
-pub(super) const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;
 
 /// Writes the ER of the ERICA+ port that carries the VC forward out of
 /// `node` (towards `forward_dst`) into a passing BRM.
@@ -223,7 +221,7 @@ impl World {
             port.on_vbr_cells(now, u64::from(p.bytes.div_ceil(CELL_BYTES)));
         } else {
             match &p.header {
-                Header::Rm(h) if h.backward => port.on_abr_transit_cell(now),
+                Header::Rm(h) if h.dir == RmDir::Backward => port.on_abr_transit_cell(now),
                 Header::Rm(h) => {
                     port.on_frm(p.flow - base, h.ccr);
                     port.on_abr_input_cell(now, p.flow - base);
