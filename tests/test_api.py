@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import satcc
-from satcc.scenario import Scenario
+from satcc.scenario import Scenario, ScenarioError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PS = 1e-12
@@ -181,6 +181,27 @@ def test_different_seeds_give_different_summaries():
     assert a["run.seed"] == 1 and b["run.seed"] == 2
     assert a["flows.p.sent_packets"] != b["flows.p.sent_packets"]
     assert a["flows.p.delay_mean_s"] != b["flows.p.delay_mean_s"]
+
+
+@pytest.mark.parametrize("seed", [np.int64(2), np.uint32(2), np.int8(2)])
+def test_a_numpy_integer_seed_runs_as_the_python_int(seed):
+    # Seeds often come from numpy (np.arange, rng.integers).
+    res = satcc.run(stochastic("2 s"), seed=seed)
+    assert type(res.seed) is int and res.seed == 2
+    assert res.summary == satcc.run(stochastic("2 s"), seed=2).summary
+    assert json.loads(json.dumps(res.description))["seed"] == 2
+
+
+@pytest.mark.parametrize("seed", [2.0, np.float64(2.0), np.float32(2.0), True, np.True_, "2"])
+def test_a_seed_that_is_not_an_integer_is_refused_numpy_or_not(seed):
+    with pytest.raises(ScenarioError, match="seed override must be an integer"):
+        satcc.run(stochastic("2 s"), seed=seed)
+
+
+@pytest.mark.parametrize("seed", [-1, np.int64(-1), 2**63, np.uint64(2**63)])
+def test_a_seed_out_of_range_is_refused_numpy_or_not(seed):
+    with pytest.raises(ScenarioError, match="from 0 to 2\\^63-1"):
+        satcc.run(stochastic("2 s"), seed=seed)
 
 
 def test_an_unrelated_component_does_not_change_another_flows_draws():

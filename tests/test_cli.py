@@ -4,9 +4,11 @@
 # queueing-theory study reproduced end to end in quick mode.
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -261,3 +263,303 @@ def test_allow_fail_turns_only_failed_checks_into_success(monkeypatch, capsys, t
     monkeypatch.setattr(studies, "reproduce", lambda *a, **k: table.iloc[[0, 2]])
     assert run_cli(args) == 0, "a row shown but not judged is not a failure"
     capsys.readouterr()
+
+
+def test_validate_a_file_nested_too_deeply_is_bad_input_naming_the_file(capsys, tmp_path):
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    status, _, err = call(capsys, "validate", str(deep))
+    assert status == 2
+    assert err.startswith(f"error: {deep}: ") and "nested too deeply" in err
+    assert "internal error" not in err
+
+
+def test_a_set_value_nested_too_deeply_is_bad_input(capsys, good):
+    for value in ("[" * 5000 + "]" * 5000, "[" * 100 + "]" * 100):
+        status, _, err = call(capsys, "validate", str(good), "--set", f"run.name={value}")
+        assert status == 2, err
+        assert "run.name" in err and "nested too deeply" in err
+
+
+def test_validate_accepts_a_file_with_a_utf8_bom(capsys, tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_text("\ufeff" + GOOD, encoding="utf-8")
+    status, out, err = call(capsys, "validate", str(path))
+    assert status == 0, err
+    assert out == f"{path}: ok (2 nodes, 1 link, 1 source)\n"
+
+
+# ---------------------------------------------------------------------------
+# --out is checked before the run: a run is never spent on an output that
+# cannot be written, and nothing is left half-written.
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the scenario ran although --out was unusable")
+
+    monkeypatch.setattr(satcc.runner, "run", must_not_run)
+
+
+def test_out_under_a_regular_file_is_refused_before_running(capsys, good, tmp_path, no_run):
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "afile" / "sub" / "o"
+    status, stdout, err = call(capsys, "run", str(good), "--out", str(out))
+    assert status == 2, err
+    assert err == (
+        f"error: {out}: cannot write the result folder: {tmp_path / 'afile'} is not a folder\n"
+    )
+    assert stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "tiny.toml"]
+
+
+def test_a_folder_name_too_long_for_the_temporary_sibling_is_refused(
+    capsys, good, tmp_path, no_run
+):
+    # 250 bytes fit the file system's 255, but .NAME.tmp-PID-XXXXXXXX does not.
+    out = tmp_path / ("d" * 250)
+    status, _, err = call(capsys, "run", str(good), "--out", str(out))
+    assert status == 2, err
+    assert err.startswith(f"error: {out}: cannot write the result folder: its name is 250 bytes")
+    assert "hidden sibling" in err and "at most" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]
+
+
+def test_the_longest_folder_name_allowed_is_written(capsys, good, tmp_path):
+    # The limit the refusal states is exact: a name of that length works.
+    out = tmp_path / ("d" * 250)
+    _, _, err = call(capsys, "run", str(good), "--out", str(out), "--quiet")
+    allowed = int(err.split("at most ")[1].split(" bytes")[0])
+    out = tmp_path / ("d" * allowed)
+    status, _, err = call(capsys, "run", str(good), "--out", str(out), "--quiet")
+    assert status == 0, err
+    assert (out / "summary.json").is_file()
+    out = tmp_path / ("e" * (allowed + 1))
+    status, _, err = call(capsys, "run", str(good), "--out", str(out), "--quiet")
+    assert status == 2 and "hidden sibling" in err
+
+
+def test_a_missing_parent_with_a_name_too_long_is_refused(capsys, good, tmp_path, no_run):
+    out = tmp_path / ("p" * 256) / "o"
+    status, _, err = call(capsys, "run", str(good), "--out", str(out))
+    assert status == 2, err
+    assert "is 256 bytes long; the file system allows 255" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]
+
+
+def test_a_probe_name_too_long_for_its_parquet_file_is_refused(capsys, good, tmp_path, no_run):
+    probe = "p" * 300
+    path = tmp_path / "probe.toml"
+    path.write_text(GOOD + f'\n[probes.{probe}]\nlink = "ab"\nmetric = "queue_packets"\n')
+    out = tmp_path / "o"
+    status, _, err = call(capsys, "run", str(path), "--out", str(out))
+    assert status == 2, err
+    assert f"probe '{probe}' would be written as series/{probe}.parquet" in err
+    assert "at most 247 bytes" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["probe.toml", "tiny.toml"]
+
+
+def _without_dac_override():
+    # Root ignores permission bits (CAP_DAC_OVERRIDE); dropping the capability
+    # from the bounding set before exec makes a mode-0555 folder read-only for
+    # the child, as it is for everyone else.
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
+    for cap in (cap_dac_override, cap_dac_read_search):
+        if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
+def test_out_in_a_read_only_folder_is_refused_before_running(good, tmp_path):
+    privileged = os.geteuid() == 0
+    if privileged:
+        try:
+            subprocess.run(["true"], preexec_fn=_without_dac_override, check=True)
+        except (subprocess.SubprocessError, OSError):
+            pytest.skip("root that may not drop CAP_DAC_OVERRIDE: no folder is read-only to it")
+    parent = tmp_path / "ro"
+    parent.mkdir()
+    parent.chmod(0o555)
+    out = parent / "o"
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from satcc.cli import main; main()"]
+            + ["run", str(good), "--out", str(out)],
+            capture_output=True,
+            text=True,
+            preexec_fn=_without_dac_override if privileged else None,
+        )
+    finally:
+        parent.chmod(0o755)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f"error: {out}: cannot write the result folder: no permission to create files in {parent}\n"
+    )
+    assert proc.stdout == ""  # refused before the run, whose tables would be here
+    assert list(parent.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# Pipes: `satcc run X --out D | head -1`. The folder is written before the
+# tables; a reader that closes stdout stops the command quietly with 141,
+# the status a shell reports for a Unix tool stopped by SIGPIPE.
+
+
+def _satcc(*args, close):
+    """Run the console script with stdout or stderr closed by its reader before any output."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from satcc.cli import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    closed, kept = (proc.stdout, proc.stderr) if close == "stdout" else (proc.stderr, proc.stdout)
+    closed.close()
+    text = kept.read().decode()
+    kept.close()
+    return proc.wait(), text
+
+
+def test_run_with_stdout_closed_writes_the_folder_and_exits_141_quietly(good, tmp_path):
+    out = tmp_path / "o"
+    status, err = _satcc("run", str(good), "--out", str(out), close="stdout")
+    assert status == 141
+    assert err == ""  # no "internal error", no "Exception ignored ... BrokenPipeError"
+    assert json.loads((out / "summary.json").read_text())["flows.s1.sent_packets"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o", "tiny.toml"]
+
+
+def test_a_reader_gone_mid_table_still_leaves_the_folder(capsys, good, tmp_path, monkeypatch):
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+        def isatty(self):
+            return False
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    out = tmp_path / "o"
+    assert run_cli(["run", str(good), "--out", str(out)]) == 141
+    assert (out / "summary.json").is_file() and (out / "series").is_dir()
+    assert capsys.readouterr().err == ""
+
+
+def test_stderr_closed_keeps_the_exit_status_of_the_command(bare_rate, good):
+    # Only the messages are lost: a bad file is still exit 2, a good one 0.
+    status, out = _satcc("validate", str(bare_rate), close="stderr")
+    assert (status, out) == (2, "")
+    status, out = _satcc("validate", str(good), close="stderr")
+    assert (status, out) == (0, f"{good}: ok (2 nodes, 1 link, 1 source)\n")
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_an_internal_error(capsys, good, monkeypatch):
+    # e.g. a worker's pipe: a failure, not a reader that stopped reading.
+    def broken(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(satcc.runner, "run", broken)
+    status, _, err = call(capsys, "run", str(good))
+    assert status == 1
+    assert "internal error: BrokenPipeError" in err
+
+
+# ---------------------------------------------------------------------------
+# Tables: every value in full off a terminal (CI logs, | tee); fitted on one.
+
+LONG = "a_link_with_a_name_long_enough_to_push_the_table_past_eighty_columns"
+
+
+def test_off_a_terminal_tables_are_printed_in_full(capsys, tmp_path):
+    path = tmp_path / "long.toml"
+    path.write_text(GOOD.replace("[links.ab]", f"[links.{LONG}]"))
+    status, out, err = call(capsys, "run", str(path))
+    assert status == 0, err
+    assert "…" not in out
+    rows = out.splitlines()
+    header = next(line for line in rows if line.startswith("link "))
+    assert header.split() == [
+        "link", "utilisation", "sent", "drops", "errors", "queue", "mean",
+        "queue", "max", "wait", "mean", "wait", "p99",
+    ]  # fmt: skip
+    (row,) = [line for line in rows if line.startswith(LONG)]
+    # Every cell on the one line: "0 pkt" and "0 s" are two words each.
+    assert len(row.split()) == 13 and row.endswith(" s")
+
+
+def test_on_a_terminal_tables_fit_its_width(monkeypatch):
+    from satcc.console import UNBOUNDED_WIDTH, table_console
+
+    class Terminal:
+        def __init__(self, tty):
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+        def write(self, text):
+            return len(text)
+
+        def flush(self):
+            pass
+
+    monkeypatch.setenv("COLUMNS", "72")
+    monkeypatch.setenv("FORCE_COLOR", "1")  # as CI services set it, off a terminal
+    monkeypatch.setattr(sys, "stdout", Terminal(True))
+    assert table_console().width == 72
+    monkeypatch.setattr(sys, "stdout", Terminal(False))
+    assert table_console().width == UNBOUNDED_WIDTH
+
+
+# Bytes that are not UTF-8 on the command line reach Python as lone surrogates.
+NOT_UTF8 = b"\xff".decode("utf-8", "surrogateescape")
+
+
+def test_a_set_value_of_bytes_that_are_not_utf8_is_bad_input(capsys, good):
+    status, _, err = call(capsys, "validate", str(good), "--set", f"run.name=x{NOT_UTF8}")
+    assert status == 2, err
+    assert "run.name" in err and "not valid text" in err
+
+
+def test_out_named_with_bytes_that_are_not_utf8_is_written(capsys, good, tmp_path):
+    # A legal Linux file name; pyarrow took the path as UTF-8 text and failed.
+    probe = tmp_path / "probe.toml"
+    probe.write_text(GOOD + '\n[probes.q]\nlink = "ab"\nmetric = "queue_packets"\n')
+    out = tmp_path / f"o{NOT_UTF8}"
+    status, _, err = call(capsys, "run", str(probe), "--out", str(out), "--quiet")
+    assert status == 0, err
+    assert os.fsencode(out) in [os.fsencode(p) for p in tmp_path.iterdir()]
+    assert len(satcc.result_folder.read_result(out).series["q"]) > 0
+
+
+GEO = Path(__file__).resolve().parent.parent / "examples" / "geo_cbr.toml"
+
+
+def test_run_says_its_conservation_check(capsys):
+    assert run_cli(["run", str(GEO)]) == 0
+    out = capsys.readouterr().out
+    assert "conservation ok: 5,968 PDUs sent = 5,901 delivered, 0 dropped, 0 errored" in out
+
+
+def test_run_fails_loudly_when_pdus_went_missing(monkeypatch, capsys, tmp_path):
+    from satcc import runner
+
+    real = runner.run
+
+    def leaky(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.summary["run.pdus_unaccounted"] = 3
+        return result
+
+    monkeypatch.setattr(runner, "run", leaky)
+    out = tmp_path / "out"
+    code = run_cli(["run", str(GEO), "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "conservation 3 UNACCOUNTED" in captured.out
+    assert "3 PDUs are unaccounted for" in captured.err
+    assert (out / "summary.json").exists(), "the evidence is kept"

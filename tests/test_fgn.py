@@ -75,3 +75,26 @@ def test_reproducible_per_seed_and_name():
     # distinct streams are (nearly) uncorrelated with each other
     b = fgn(4096, 0.8, seed=11, name="video2")
     assert abs(np.corrcoef(a, b)[0, 1]) < 0.1
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, -(2**70)])
+def test_a_seed_out_of_range_is_a_value_error_naming_it(seed):
+    with pytest.raises(ValueError, match=f"seed must be an integer from 0 to 2\\^64-1, got {seed}"):
+        fgn(16, 0.8, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [3.0, 3.7, np.float64(3.0), np.float32(3.0), True, "3", None])
+def test_a_seed_that_is_not_an_integer_is_a_value_error(seed):
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        fgn(16, 0.8, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [np.int64(7), np.uint64(7), np.int8(7), np.array(7)])
+def test_numpy_integer_seeds_are_the_same_as_python_ints(seed):
+    assert np.array_equal(fgn(64, 0.8, seed=seed), fgn(64, 0.8, seed=7))
+
+
+def test_the_whole_u64_seed_range_is_usable():
+    top = fgn(64, 0.8, seed=2**64 - 1)
+    assert np.array_equal(top, fgn(64, 0.8, seed=np.uint64(2**64 - 1)))
+    assert not np.array_equal(top, fgn(64, 0.8, seed=0))

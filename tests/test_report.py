@@ -350,6 +350,8 @@ def test_reproduce_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "1 of 3 studies fully within tolerance" in text
     assert f"{len(refs) - 1} / {len(refs)}" in text
     assert "ERROR" in text and "did not complete" in text and "RunFailed" in text
+    # A study that raised has no check count: the one missing marker (it was "—").
+    assert '<td class=num>n/a</td><td class="status">ERROR</td>' in text
 
 
 # ---------------------------------------------------------------------------

@@ -1,9 +1,13 @@
-# Result folders: round trip, byte-identical deterministic files, and atomicity
-# (a failure or Ctrl-C at any point leaves the previous folder as it was).
+# Result folders: round trip, byte-identical deterministic files, atomicity
+# (a failure or Ctrl-C at any point leaves the previous folder as it was), and
+# what a writer killed with kill -9 leaves behind (removed by the next write).
 
 import json
 import math
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -187,3 +191,140 @@ def test_an_empty_folder_is_used(tmp_path):
     target.mkdir()
     write_result(FakeResult(summary={"new": 2}), target)
     assert read_result(target).summary == {"new": 2}
+
+
+# ---------------------------------------------------------------------------
+# What a writer killed with kill -9 leaves behind
+
+_BLOCKED_WRITER = """
+import sys, time
+import pandas as pd
+from satcc.result_folder import write_result
+
+class Stuck:
+    summary = {"a": 1}
+    description = {"name": "tiny", "seed": 1}
+    seed = 1
+    info = {}
+    series_names = ["q"]
+
+    def series(self, name):
+        print("writing", flush=True)
+        time.sleep(600)  # killed here, its folder half-written
+
+write_result(Stuck(), sys.argv[1])
+"""
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from satcc.fslocks import hold
+
+held = [hold(Path(p)) for p in sys.argv[1:]]
+print("holding", flush=True)
+time.sleep(600)
+"""
+
+
+def _killed_mid_write(target: Path) -> int:
+    """Run write_result in a process killed (SIGKILL) mid-write; its pid."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _BLOCKED_WRITER, str(target)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline() == "writing\n"
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    return proc.pid
+
+
+def test_a_later_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_path):
+    dead = _killed_mid_write(tmp_path / "D")
+    left = [p.name for p in tmp_path.iterdir()]
+    assert len(left) == 1 and left[0].startswith(f".D.tmp-{dead}-")
+    # Entries that are not a dead writer's: another's file, a name we would
+    # not give, a link, a folder of a running process (1: always running)
+    # that is not locked (a writer of an older satcc), and a folder whose
+    # id says dead but whose lock is held (a writer on another machine).
+    keep = {
+        ".E.tmp-notes": "dir",
+        ".F.tmp-123-notahex1": "dir",
+        f".G.tmp-{dead}-0123abcd": "file",
+        ".H.tmp-1-0123abcd": "dir",
+        f".I.tmp-{dead}-4567cdef": "dir",
+        f".J.tmp-{dead}-89abcdef": "link",
+    }
+    for name, kind in keep.items():
+        if kind == "dir":
+            (tmp_path / name).mkdir()
+        elif kind == "file":
+            (tmp_path / name).write_text("not ours")
+        else:
+            (tmp_path / name).symlink_to(tmp_path / ".E.tmp-notes")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path / f".I.tmp-{dead}-4567cdef")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        write_result(FakeResult(), tmp_path / "other")
+    finally:
+        holder.kill()
+        holder.communicate()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*keep, "other"])
+    assert (tmp_path / ".E.tmp-notes").is_dir()
+
+
+def test_a_replacement_killed_between_its_renames_gets_the_old_folder_back(tmp_path):
+    dead = _killed_mid_write(tmp_path / "scratch")
+    write_result(FakeResult(summary={"old": 1}), tmp_path / "out")
+    before = tree_bytes(tmp_path / "out")
+    # As a writer killed after moving "out" aside, before renaming its own
+    # folder into place, leaves the parent.
+    os.rename(tmp_path / "out", tmp_path / f".out.old-{dead}-0123abcd")
+    write_result(FakeResult(), tmp_path / "elsewhere")
+    assert tree_bytes(tmp_path / "out") == before
+    assert hidden_siblings(tmp_path / "out") == []
+
+
+def test_a_series_name_too_long_for_a_file_is_refused_before_writing(tmp_path):
+    frame = pd.DataFrame({"time_s": [0.0], "value": [1.0]})
+    bad = FakeResult(series={"q": frame, "p" * 300: frame})
+    with pytest.raises(results.OutputFolderError, match="at most 247 bytes"):
+        write_result(bad, tmp_path / "out")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_checking_an_output_folder_creates_nothing(tmp_path):
+    results.check_output_folder(tmp_path / "a" / "b" / "c", ["q", "rx.throughput_bps"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_path_beyond_path_max_is_refused_before_writing(tmp_path):
+    # Every name fits 255 bytes; the whole path to series/q.parquet does not fit 4096.
+    deep = tmp_path.joinpath(*["x" * 200] * 20, "out")
+    with pytest.raises(results.OutputFolderError, match="choose a shorter --out"):
+        write_result(FakeResult(), deep)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_dot_and_dot_dot_are_refused(tmp_path, monkeypatch, name):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    with pytest.raises(results.OutputFolderError, match="not . or .."):
+        write_result(FakeResult(), name if name == "." else "sub/..")
+    assert list(tmp_path.iterdir()) == [empty] and list(empty.iterdir()) == []
+
+
+def test_an_existing_folder_that_cannot_be_listed_is_refused_with_the_reason(tmp_path, monkeypatch):
+    target = tmp_path / "locked"
+    target.mkdir()
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", denied)
+    with pytest.raises(results.OutputFolderError, match="cannot look into it: Permission denied"):
+        results.check_output_folder(target)

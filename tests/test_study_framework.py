@@ -3,6 +3,7 @@
 # parallel execution and its interruption; plus the closed forms of the
 # queueing-theory study, which must be right before any run is compared to them.
 
+import dataclasses
 import json
 import math
 import time
@@ -112,6 +113,31 @@ def test_rows_shown_but_not_judged(tmp_path):
     assert framework.verdict_line(table) == (
         "1/1 checks within tolerance; 2 rows shown, not judged"
     )
+
+
+def test_terminal_table_writes_tolerances_as_the_report_does(tmp_path):
+    # satcc.fmt: a factor reads "×2" (it read "x2" here), a row not judged
+    # has "n/a" for its tolerance (it read "-").
+    from rich.console import Console
+
+    study = fake_study(
+        [
+            Reference("low", "x", 1.0, "src", 2.0, tolerance_kind="factor"),
+            Reference("high", "x", math.nan, "withheld", 0.0, tolerance_kind="none"),
+        ]
+    )
+    table = framework.reproduce(
+        study, jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
+    )
+    console = Console(record=True, width=200)
+    framework.print_comparison(study, table, console)
+    rows = {
+        words[0]: words
+        for words in map(str.split, console.export_text().splitlines())
+        if words and words[0] in ("low", "high")
+    }
+    assert rows["low"][5:] == ["+0.00%", "×2", "PASS", "[1]"]
+    assert rows["high"][2] == "n/a" and rows["high"][5:] == ["n/a", "n/a", "shown", "[2]"]
 
 
 # ---------------------------------------------------------------------------
@@ -347,3 +373,17 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     after = sorted((campaign / "runs").glob("part-*.parquet"))
     assert len(after) == n_runs  # only the lost half was recomputed
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_off_a_terminal_the_comparison_is_printed_in_full(tmp_path, capsys):
+    # As in `make run`'s log: rich would cut a long metric name to fit 80 columns.
+    metric = "a_metric_whose_name_alone_takes_most_of_an_eighty_column_line"
+    base = fake_study([Reference("low", metric, 1.0, "src", 2.0, tolerance_kind="factor")])
+    study = dataclasses.replace(
+        base, metrics=lambda summary, spec: {**base.metrics(summary, spec), metric: summary["x"]}
+    )
+    framework.reproduce(study, jobs=1, out=tmp_path, progress=False, worker=fake_worker)
+    out = capsys.readouterr().out
+    assert "…" not in out
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("low ")]
+    assert row[1] == metric and row[-3:] == ["×2", "PASS", "[1]"]

@@ -492,3 +492,13 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
     assert total == 20 and skipped == 0 and failed == 0 and now >= 2
     assert "interrupted" in out
     assert len(Campaign.open(campaign).runs()) == now < 20
+
+
+def test_numpy_integer_seeds_are_seeds_and_floats_are_not():
+    import numpy as np
+    from satcc.sweeps import SweepError, seed_sequence
+
+    assert seed_sequence(np.int64(3)) == [3]
+    assert seed_sequence([np.int32(1), 2, np.uint8(1)]) == [1, 2]
+    with pytest.raises(SweepError, match="is not an integer"):
+        seed_sequence([1, np.float64(1.5)])

@@ -335,13 +335,12 @@ _TABLES = (
 
 
 def _print(rows: list[dict], quick: bool) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     from . import _core
+    from .console import table_console
 
-    # A pipe gets the full tables rather than ones folded to 80 columns.
-    console = Console() if sys.stdout.isatty() else Console(width=140)
+    console = table_console()
     suffix = " (quick: a tenth of each run)" if quick else ""
     for prefix, title, columns, target in _TABLES:
         family = [r for r in rows if r["scenario"].startswith(prefix)]

@@ -5,27 +5,35 @@
 # errors read `error: <message>`; exit status 0 = success, 1 = the work failed
 # (an internal error, or `reproduce` checks out of tolerance), 2 = bad input
 # (a scenario error, a missing file, an unknown study, a bad --set),
-# 130 = interrupted. Output folders and tables are written atomically, so an
-# interrupted command leaves the previous output as it was.
+# 130 = interrupted, 141 = stdout closed by its reader (`satcc ... | head`),
+# as the shell reports for any Unix tool stopped by SIGPIPE. Output folders and
+# tables are written atomically, so an interrupted command leaves the previous
+# output as it was.
 
 from __future__ import annotations
 
-import math
 import os
+import signal
 import sys
 import tomllib
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+from satcc import fmt
+
+if TYPE_CHECKING:
+    from satcc.summary_tables import Group
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+EXIT_READER_GONE = 128 + signal.SIGPIPE
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -74,6 +82,10 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
+    except RecursionError:
+        raise BadInput(
+            f"bad --set {key}: the value is nested too deeply (arrays or inline tables)"
+        ) from None
     return key, value
 
 
@@ -112,7 +124,26 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(EXIT_OK)
 
 
+class _EpipeIsAFailure(Exception):
+    """A BrokenPipeError raised by the work itself (a worker's pipe, a socket)."""
+
+    def __init__(self, original: BrokenPipeError):
+        super().__init__(original)
+        self.original = original
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        # click would turn it into a silent exit 1. stdout's own broken pipe
+        # never gets here (see _Guarded), so this one is a failure to report.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as e:
+            raise _EpipeIsAFailure(e) from e
+
+
 @click.group(
+    cls=_Group,
     context_settings=CONTEXT,
     epilog="""\b
 Examples:
@@ -164,174 +195,102 @@ def run(
 ) -> int:
     """Run the scenario in FILE and print its main per-flow and per-link figures."""
     from satcc import runner
-    from satcc.result_folder import check_output_folder
 
     scenario = load_scenario(file, assignments)
     if out is not None:
-        # Refuse a folder that is not ours before spending the run on it.
-        try:
-            check_output_folder(out)
-        except FileExistsError as e:
-            raise BadInput(str(e)) from e
+        _check_out(scenario, seed, out)
     with _input_errors():
         result = runner.run(scenario, seed=seed, progress=_progress_wanted(quiet))
-    if not quiet:
-        print_run_summary(result)
+    # The folder first: a reader that stops reading the tables (`| head`)
+    # must not cost the results.
     if out is not None:
         from satcc.result_folder import write_result
 
         write_result(result, out)
+    if not quiet:
+        print_run_summary(result)
+    if out is not None:
         _note(f"wrote {out}{os.sep}", quiet)
+    missing = result.summary.get("run.pdus_unaccounted", 0)
+    if missing:
+        _error(
+            f"{missing:,} PDUs are unaccounted for: this run lost data without counting it, "
+            "a defect of satcc; please report it with the scenario"
+        )
+        return EXIT_FAILURE
     return EXIT_OK
 
 
-def print_run_summary(result: Any) -> None:
-    from rich.console import Console
+def _check_out(scenario: Any, seed: int | None, out: Path) -> None:
+    """Refuse an --out that could not be written before spending the run on it."""
+    from satcc.result_folder import OutputFolderError, check_output_folder
 
-    console = Console(highlight=False)
-    summary = result.summary
+    with _input_errors():
+        description = scenario.validate(seed=seed)
+    # Each probe's series becomes series/NAME.parquet.
+    probes = [probe["name"] for probe in description.get("probes", [])]
+    try:
+        check_output_folder(out, probes)
+    except (FileExistsError, OutputFolderError) as e:
+        raise BadInput(str(e)) from e
+
+
+def print_run_summary(result: Any) -> None:
+    from satcc import summary_tables
+    from satcc.console import table_console
+
+    console = table_console()
     console.print(_run_headline(result), markup=False)
-    flows = _group(summary, "flows")
-    if flows:
-        console.print(_flow_table(flows))
-    connections = _group(summary, "tcp")
-    if connections:
-        console.print(_tcp_table(connections))
-    links = _group(summary, "links")
-    if links:
-        console.print(_link_table(links))
+    for group in summary_tables.GROUPS:
+        entities = group.entities(result.summary)
+        if entities:
+            console.print(_entity_table(group, entities))
 
 
 def _run_headline(result: Any) -> str:
     summary, info = result.summary, result.info
     name = (result.description or {}).get("name", "scenario")
     line = (
-        f"{name}: seed {result.seed}, {_seconds(summary.get('run.end_time_s', math.nan))} "
-        f"simulated, {_count(summary.get('run.events', math.nan))} events"
+        f"{name}: seed {result.seed}, {fmt.seconds(summary.get('run.end_time_s'))} "
+        f"simulated, {fmt.count(summary.get('run.events'))} events"
     )
     wall = info.get("wall_s")
     if isinstance(wall, int | float):
-        line += f" in {_seconds(wall)} wall"
-    return line
+        line += f" in {fmt.seconds(wall)} wall"
+    return line + "\n" + _conservation_line(summary)
 
 
-def _group(summary: dict[str, Any], prefix: str) -> dict[str, dict[str, Any]]:
-    """{"flows.s1.loss_rate": x} -> {"s1": {"loss_rate": x}} (names contain no dots)."""
-    groups: dict[str, dict[str, Any]] = {}
-    for key, value in summary.items():
-        parts = key.split(".", 2)
-        if len(parts) == 3 and parts[0] == prefix:
-            groups.setdefault(parts[1], {})[parts[2]] = value
-    return dict(sorted(groups.items()))
+def _conservation_line(summary: dict[str, Any]) -> str:
+    """What became of every PDU the network took (run.pdus_*), and whether
+    the count closes."""
+    get = lambda key: summary.get(f"run.pdus_{key}")  # noqa: E731
+    if get("sent") is None:
+        return "conservation: not checked (a result from an older satcc)"
+    parts = ", ".join(
+        f"{fmt.count(get(key))} {key.replace('_', ' ')}"
+        for key in ("delivered", "dropped", "errored", "in_flight")
+    )
+    verdict = "ok" if get("unaccounted") == 0 else f"{fmt.count(get('unaccounted'))} UNACCOUNTED"
+    return f"conservation {verdict}: {fmt.count(get('sent'))} PDUs sent = {parts}"
 
 
 def _compact_table(title: str) -> Any:
-    # One space between columns and no frame: both tables fit 80 columns.
+    # One space between columns and no frame: the usual tables fit 80 columns.
     from rich import box
     from rich.table import Table
 
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=0, show_edge=False)
 
 
-def _entity_table(
-    title: str, first: str, entities: dict[str, dict[str, Any]], columns: list[tuple]
-) -> Any:
-    """One row per flow/connection/link: `columns` are (header, summary key,
-    formatter[, unit])."""
-    table = _compact_table(title)
-    table.add_column(first, justify="left")
-    for header, *_ in columns:
-        table.add_column(header, justify="right")
+def _entity_table(group: Group, entities: dict[str, dict[str, Any]]) -> Any:
+    """One row per flow/connection/link/exchange of a satcc.summary_tables group."""
+    table = _compact_table(group.prefix)
+    table.add_column(group.entity, justify="left")
+    for column in group.columns:
+        table.add_column(column.header, justify="right")
     for name, values in entities.items():
-        cells = [fmt(values.get(key), *unit) for _, key, fmt, *unit in columns]
-        table.add_row(name, *cells)
+        table.add_row(name, *(column.cell(values.get(column.key)) for column in group.columns))
     return table
-
-
-def _flow_table(flows: dict[str, dict[str, Any]]) -> Any:
-    return _entity_table(
-        "flows",
-        "flow",
-        flows,
-        [
-            ("sent", "sent_packets", _count),
-            ("received", "received_packets", _count),
-            ("loss", "loss_rate", _percent),
-            ("throughput", "throughput_bps", _rate),
-            ("delay mean", "delay_mean_s", _seconds),
-            ("delay p99", "delay_p99_s", _seconds),
-            ("jitter mean", "jitter_mean_s", _seconds),
-        ],
-    )
-
-
-def _tcp_table(connections: dict[str, dict[str, Any]]) -> Any:
-    return _entity_table(
-        "tcp",
-        "connection",
-        connections,
-        [
-            ("goodput", "goodput_bps", _rate),
-            ("delivered", "delivered_bytes", _count, " B"),
-            ("rtx", "retransmissions", _count),
-            ("fast rtx", "fast_retransmits", _count),
-            ("timeouts", "timeouts", _count),
-            ("srtt", "srtt_s", _seconds),
-            ("done", "completion_time_s", _seconds),
-        ],
-    )
-
-
-def _link_table(links: dict[str, dict[str, Any]]) -> Any:
-    return _entity_table(
-        "links",
-        "link",
-        links,
-        [
-            ("utilisation", "utilisation", _percent),
-            ("sent", "tx_packets", _count),
-            ("drops", "drops", _count),
-            ("errors", "errors", _count),
-            ("queue mean", "queue_mean_packets", _number, " pkt"),
-            ("queue max", "queue_max_packets", _count, " pkt"),
-            ("wait mean", "wait_mean_s", _seconds),
-            ("wait p99", "wait_p99_s", _seconds),
-        ],
-    )
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _count(value: Any, unit: str = "") -> str:
-    return "n/a" if _missing(value) else f"{int(value):,}{unit}"
-
-
-def _number(value: Any, unit: str = "") -> str:
-    return "n/a" if _missing(value) else f"{value:.4g}{unit}"
-
-
-def _percent(value: Any) -> str:
-    return "n/a" if _missing(value) else f"{100 * value:.2f}%"
-
-
-def _rate(bps: Any) -> str:
-    if _missing(bps):
-        return "n/a"
-    for factor, unit in ((1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")):
-        if abs(bps) >= factor:
-            return f"{bps / factor:.4g} {unit}"
-    return f"{bps:.4g} bps"
-
-
-def _seconds(s: Any) -> str:
-    if _missing(s):
-        return "n/a"
-    for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if abs(s) >= factor:
-            return f"{s / factor:.4g} {unit}"
-    return "0 s" if s == 0 else f"{s / 1e-9:.4g} ns"
 
 
 # ---------------------------------------------------------------------------
@@ -566,8 +525,9 @@ def report(sources: tuple[Path, ...], out: Path) -> int:
 
 
 def _list_studies(registry: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from satcc.console import table_console
 
     table = Table(box=None, show_header=True)
     table.add_column("study")
@@ -575,7 +535,7 @@ def _list_studies(registry: dict[str, Any]) -> None:
     table.add_column("checks", justify="right")
     for name, study in sorted(registry.items()):
         table.add_row(name, study.title, str(len(study.references)))
-    Console(highlight=False).print(table)
+    table_console().print(table)
 
 
 # ---------------------------------------------------------------------------
@@ -594,6 +554,9 @@ def _sweep_errors() -> Iterator[None]:
     except (ScenarioError, SweepError, CampaignError) as e:
         raise BadInput(str(e)) from e
 
+
+# 128 + SIGTERM, as a shell reports a process SIGTERM ended (Ctrl-C: 130).
+EXIT_TERMINATED = 143
 
 _WALL_UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 
@@ -685,6 +648,18 @@ results with `satcc results CAMPAIGN`.""",
     is_flag=True,
     help="Add to a campaign written by another satcc version (its runs are recomputed).",
 )
+@click.option(
+    "--allow-other-scenario",
+    is_flag=True,
+    help="Add to a campaign that holds another scenario's runs (or this scenario's "
+    "before an edit); without it such a campaign is refused.",
+)
+@click.option(
+    "--no-wait",
+    is_flag=True,
+    help="If another sweep is writing into the campaign, exit (status 2) instead of "
+    "waiting for it to finish.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar; the final line only.")
 def sweep(
     file: Path,
@@ -698,15 +673,23 @@ def sweep(
     max_wall: str,
     retries: int,
     allow_version_mix: bool,
+    allow_other_scenario: bool,
+    no_wait: bool,
     quiet: bool,
 ) -> int:
     """Run the scenario in FILE at every point of a grid, into a campaign folder.
 
     Every point is validated before anything runs. Each finished run is stored
     at once (Parquet parts in the campaign folder), so Ctrl-C or a kill loses
-    only the runs in flight. Prints "N runs: K done now, S skipped (already in
-    the store), F failed -> CAMPAIGN"; exit status 1 if any run failed.
+    only the runs in flight. One sweep writes into a campaign at a time: a
+    second one waits for the first (saying so), then runs only what is still
+    missing. Prints "N runs: K done now, S skipped (already in the store), F
+    failed -> CAMPAIGN"; exit status 1 if any run failed, 2 on bad input
+    (including a grid of more than 1,000,000 runs), 130 on Ctrl-C, 143 on
+    SIGTERM (both keep every finished run).
     """
+    import signal
+
     from satcc.sweeps import SweepInterrupted
     from satcc.sweeps import sweep as run_sweep
 
@@ -729,9 +712,14 @@ def sweep(
                 retries=retries,
                 allow_version_mix=allow_version_mix,
                 progress=_progress_wanted(quiet),
+                allow_other_scenario=allow_other_scenario,
+                wait=not no_wait,
             )
     except SweepInterrupted as e:
         click.echo(e.counts.line())
+        if e.signum == signal.SIGTERM:
+            _error("terminated")
+            return EXIT_TERMINATED
         raise
     counts = store.last_sweep
     for key, error in counts.errors[:5]:
@@ -809,19 +797,21 @@ def _print_overview(store: Any, frame: Any) -> None:
 
 def _print_frame(frame: Any) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
+
+    from satcc.console import table_console
 
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1))
     for column in frame.columns:
         table.add_column(str(column), overflow="fold")
     for row in frame.itertuples(index=False):
         table.add_row(*(_cell(v) for v in row))
-    Console(highlight=False, width=max(100, min(250, 20 * len(frame.columns)))).print(table)
+    # On a terminal, cells too wide fold onto more lines rather than being cut.
+    table_console().print(table)
 
 
 def _cell(value: Any) -> str:
-    if _missing(value):
+    if fmt.is_missing(value):
         return ""
     if isinstance(value, float):
         return f"{value:.6g}"
@@ -843,8 +833,81 @@ def _usage_error(e: click.UsageError) -> None:
         click.echo(f"For more information, try '{e.ctx.command_path} --help'.", err=True)
 
 
+class _ReaderGone(BaseException):
+    """stdout was closed by its reader: stop, as a Unix tool stopped by SIGPIPE.
+
+    A BaseException, like KeyboardInterrupt, so that no `except Exception`
+    on the way up reports it as a failure.
+    """
+
+
+class _Guarded:
+    """sys.stdout or sys.stderr while a command runs, telling the reader leaving from failures.
+
+    click turns an EPIPE raised anywhere in a command into a silent exit 1,
+    and rich into SystemExit(1) after pointing stdout at /dev/null, whichever
+    stream broke; neither can tell a closed pipe from a real failure. Here only
+    the standard streams' own writes are judged: on stdout, the reader of the
+    results has gone, so the command stops (_ReaderGone); on stderr, only
+    notes and messages are lost, so the command goes on and its exit status
+    stays what it would have been.
+    """
+
+    def __init__(self, stream: Any, stop: bool):
+        self._stream = stream
+        self._stop = stop
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._reader_left()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._reader_left()
+
+    def _reader_left(self) -> None:
+        self.gone = True
+        if self._stop:
+            raise _ReaderGone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+# Set when a reader closed stdout or stderr during run_cli; main() then makes
+# the interpreter's last flush of that stream harmless.
+_closed_by_reader = False
+
+
 def run_cli(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit status (no sys.exit: testable)."""
+    global _closed_by_reader
+    stdout, stderr = sys.stdout, sys.stderr
+    guarded_out, guarded_err = _Guarded(stdout, stop=True), _Guarded(stderr, stop=False)
+    sys.stdout, sys.stderr = guarded_out, guarded_err
+    try:
+        status = _run_cli(argv)
+        # Whatever is still buffered, so that a reader gone shows here and
+        # not in the interpreter's last flush.
+        guarded_out.flush()
+        guarded_err.flush()
+    except _ReaderGone:
+        status = EXIT_READER_GONE
+    finally:
+        _closed_by_reader = _closed_by_reader or guarded_out.gone or guarded_err.gone
+        sys.stdout, sys.stderr = stdout, stderr
+    return status
+
+
+def _run_cli(argv: list[str] | None) -> int:
     try:
         status = cli.main(args=argv, prog_name="satcc", standalone_mode=False)
     except (click.Abort, KeyboardInterrupt):
@@ -860,6 +923,8 @@ def run_cli(argv: list[str] | None = None) -> int:
         _error(e.format_message())
         return e.exit_code
     except Exception as e:
+        if isinstance(e, _EpipeIsAFailure):
+            e = e.original
         _error(f"internal error: {type(e).__name__}: {e}")
         if os.environ.get("SATCC_DEBUG"):
             traceback.print_exc()
@@ -870,4 +935,12 @@ def run_cli(argv: list[str] | None = None) -> int:
 
 
 def main() -> None:
-    sys.exit(run_cli())
+    status = run_cli()
+    if _closed_by_reader:
+        # The text that could not be written is still buffered; at exit
+        # Python would flush it again, print "Exception ignored ...
+        # BrokenPipeError" and exit 120. Let it go to /dev/null instead.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(devnull, stream.fileno())
+    sys.exit(status)

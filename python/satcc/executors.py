@@ -14,10 +14,16 @@ sweep down. Executors yield outcomes as runs finish, in completion order.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import multiprocessing
 import os
+import select
+import signal
+import sys
+import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -119,7 +125,10 @@ def default_jobs() -> int:
 class LocalExecutor:
     """Local worker processes. A worker that dies (killed, out of memory)
     breaks the pool: the pool is rebuilt and the runs that were in flight are
-    retried, up to `retries` times each."""
+    retried, up to `retries` times each. At most AHEAD_PER_JOB runs per
+    worker are submitted at a time, so the executor's memory does not grow
+    with the size of the sweep. Workers end with the process that started
+    them, however it ends (see _worker_init)."""
 
     def __init__(self, jobs: int | None = None, retries: int = 2):
         self.jobs = jobs or default_jobs()
@@ -129,36 +138,68 @@ class LocalExecutor:
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         # forkserver: workers do not inherit the parent's threads or locks.
         ctx = multiprocessing.get_context("forkserver")
-        return cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+        return cf.ProcessPoolExecutor(
+            max_workers=self.jobs,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
-        pending = list(tasks)
-        attempts: dict[str, int] = {}
         if self.jobs == 1:
-            for task in pending:
+            for task in tasks:
                 yield execute(task)
             return
+        pending = _Pending(tasks)
+        attempts: dict[str, int] = {}
         while pending:
-            self._pool = self._pool or self._new_pool()
-            futures = {self._pool.submit(execute, t): t for t in pending}
-            pending = []
-            broken = False
-            for fut in cf.as_completed(futures):
-                task = futures[fut]
+            yield from self._run_on_one_pool(pending, attempts)
+
+    def _run_on_one_pool(self, pending: _Pending, attempts: dict[str, int]) -> Iterator[Outcome]:
+        """Run pending tasks until they are all done or the pool breaks."""
+        pool = self._pool = self._pool or self._new_pool()
+        in_flight: dict[cf.Future, Task] = {}
+        broken = False
+        while True:
+            broken = broken or not self._fill(pool, in_flight, pending)
+            if not in_flight:
+                break
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for fut in done:
+                task = in_flight.pop(fut)
                 try:
                     yield fut.result()
                 except cf.process.BrokenProcessPool:
                     broken = True
-                    attempts[task.key] = attempts.get(task.key, 0) + 1
-                    if attempts[task.key] > self.retries:
-                        yield Outcome(
-                            task.key, False, error="worker process died (no retries left)"
-                        )
-                    else:
-                        pending.append(task)
-            if broken:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = None
+                    failed = self._retry(task, attempts, pending)
+                    if failed is not None:
+                        yield failed
+        if broken:
+            pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _fill(
+        self, pool: cf.ProcessPoolExecutor, in_flight: dict[cf.Future, Task], pending: _Pending
+    ) -> bool:
+        """Submit pending tasks up to the limit; False if the pool is broken."""
+        while len(in_flight) < AHEAD_PER_JOB * self.jobs:
+            task = pending.take()
+            if task is None:
+                return True
+            try:
+                in_flight[pool.submit(execute, task)] = task
+            except cf.process.BrokenProcessPool:
+                pending.put_back(task)
+                return False
+        return True
+
+    def _retry(self, task: Task, attempts: dict[str, int], pending: _Pending) -> Outcome | None:
+        """A run whose worker died: retried, or failed once out of retries."""
+        attempts[task.key] = attempts.get(task.key, 0) + 1
+        if attempts[task.key] > self.retries:
+            return Outcome(task.key, False, error="worker process died (no retries left)")
+        pending.put_back(task)
+        return None
 
     def close(self) -> None:
         if self._pool is not None:
@@ -176,3 +217,93 @@ class LocalExecutor:
             process.terminate()
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = None
+
+
+# Runs submitted ahead per worker: enough to keep every worker busy while the
+# caller stores an outcome, few enough that a million-run sweep holds a
+# handful of futures, not a million (and Ctrl-C has little to cancel).
+AHEAD_PER_JOB = 2
+
+
+class _Pending:
+    """The tasks still to submit: those to retry first, then the caller's."""
+
+    def __init__(self, tasks: Iterable[Task]):
+        self._retry: deque[Task] = deque()
+        self._source = iter(tasks)
+        self._next: Task | None = None
+
+    def take(self) -> Task | None:
+        if self._retry:
+            return self._retry.popleft()
+        if self._next is not None:
+            task, self._next = self._next, None
+            return task
+        return next(self._source, None)
+
+    def put_back(self, task: Task) -> None:
+        self._retry.append(task)
+
+    def __bool__(self) -> bool:
+        if self._retry or self._next is not None:
+            return True
+        self._next = next(self._source, None)
+        return self._next is not None
+
+
+# ---------------------------------------------------------------------------
+# Workers end with the sweep
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+# How often a worker without pidfd_open (not Linux) checks the sweep is there.
+WATCH_POLL_S = 0.5
+
+
+def _worker_init(sweep_pid: int) -> None:
+    """Runs first in every worker. A worker must not outlive the sweep that
+    started it: if the sweep is killed (SIGKILL, or SIGTERM before it could
+    stop its workers), the workers would run their task to the end, then
+    wait forever for the next one, keeping the caller's pipes open."""
+    _die_with_parent()
+    threading.Thread(
+        target=_exit_when_gone, args=(sweep_pid,), name="satcc-watch-sweep", daemon=True
+    ).start()
+
+
+def _die_with_parent() -> None:
+    """SIGKILL this process when its parent (the forkserver) ends. Not enough
+    alone: the forkserver outlives the sweep for as long as any worker lives,
+    since each worker holds the pipe whose closing tells it to stop."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _exit_when_gone(pid: int) -> None:
+    """Wait for process `pid` to end, then end this process at once."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        select.select([fd], [], [])  # a pidfd is readable once its process has ended
+    else:
+        while _running(pid):
+            time.sleep(WATCH_POLL_S)
+    os._exit(1)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

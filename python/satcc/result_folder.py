@@ -6,6 +6,11 @@
 # files (summary.json, series/*.parquet, scenario.json) are byte-identical for
 # identical runs, so two result folders can be compared with `diff -r`; only
 # run.json (wall time, event rate, version) may differ.
+#
+# A writer killed mid-write (kill -9, out of memory) leaves its hidden
+# sibling behind; the next write into the same parent folder removes it, or,
+# if the kill fell between the two renames of a replacement, puts the old
+# result folder back (see _remove_stale_siblings).
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +27,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .fslocks import hold, release, stale
 
 SUMMARY_FILE = "summary.json"
 SCENARIO_FILE = "scenario.json"
@@ -31,6 +39,24 @@ SERIES_DIR = "series"
 # the runner joins probe and metric with a dot, so this admits every legal
 # name and nothing that could escape the folder.
 _SERIES_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+# The hidden siblings _fresh_sibling names: .NAME.tmp-PID-HEX8 (being
+# written) and .NAME.old-PID-HEX8 (the folder it replaces, being deleted).
+_SIBLING = re.compile(r"^\.(?P<name>.+)\.(?P<role>tmp|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
+SERIES_SUFFIX = ".parquet"
+# Random part of the hidden siblings' names (hex digits: twice the bytes).
+_TOKEN_BYTES = 4
+# Linux's limits, for a file system that does not say (os.pathconf fails).
+_NAME_MAX = 255
+_PATH_MAX = 4096
+
+
+class OutputFolderError(OSError, ValueError):
+    """A result folder that cannot be written where asked, found before writing anything.
+
+    An OSError because the file system is what refuses (a parent that is a
+    file, a read-only parent, a name too long), and a ValueError because the
+    fix is another --out or another probe name, as for io.UnsupportedOperation.
+    """
 
 
 @dataclass
@@ -57,11 +83,15 @@ def write_series_parquet(frame: pd.DataFrame, path: Path) -> None:
     """
     table = pa.Table.from_pandas(frame, preserve_index=False)
     table = table.replace_schema_metadata(None)
-    pq.write_table(table, path, compression="zstd", write_statistics=True)
+    # A file, not a path: pyarrow reads a path as UTF-8 text, which a Linux
+    # file name need not be (--out with bytes that are not UTF-8).
+    with open(path, "wb") as file:
+        pq.write_table(table, file, compression="zstd", write_statistics=True)
 
 
 def read_series_parquet(path: Path) -> pd.DataFrame:
-    return pq.read_table(path).to_pandas()
+    with open(path, "rb") as file:
+        return pq.read_table(file).to_pandas()
 
 
 def write_result(result: Any, out_dir: str | os.PathLike[str], *, overwrite: bool = True) -> Path:
@@ -74,17 +104,43 @@ def write_result(result: Any, out_dir: str | os.PathLike[str], *, overwrite: boo
     """
     target = Path(out_dir)
     parent = target.parent
-    if target.exists() and not overwrite:
+    if os.path.exists(target) and not overwrite:
         raise FileExistsError(f"{target}: result folder exists (not overwriting)")
+    check_output_folder(target, result.series_names)
     parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_siblings(parent)
     tmp = _fresh_sibling(target, "tmp")
+    held = None
     try:
+        held = hold(tmp)  # tells later writers this folder is not stale
         _write_contents(result, tmp)
         _swap_into_place(tmp, target, overwrite=overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        release(held)
     return target
+
+
+def _remove_stale_siblings(parent: Path) -> None:
+    """Remove the hidden siblings that killed writers left in `parent`, and
+    only those: named as _fresh_sibling names them, real folders (not links),
+    their writer gone (satcc.fslocks.stale). A stale "old" folder whose
+    result folder is missing is the previous result of a replacement killed
+    between its two renames: it is put back rather than deleted."""
+    for entry in parent.iterdir():
+        m = _SIBLING.match(entry.name)
+        if not m or entry.is_symlink() or not entry.is_dir() or not stale(entry, int(m["pid"])):
+            continue
+        target = parent / m["name"]
+        if m["role"] == "old" and not target.exists() and (entry / SUMMARY_FILE).is_file():
+            try:
+                os.rename(entry, target)
+            except OSError:
+                pass  # another writer got there first
+        else:
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def _fresh_sibling(target: Path, role: str) -> Path:
@@ -94,12 +150,17 @@ def _fresh_sibling(target: Path, role: str) -> Path:
     becomes the result folder, which should get the user's usual permissions.
     """
     while True:
-        candidate = target.parent / f".{target.name}.{role}-{os.getpid()}-{secrets.token_hex(4)}"
+        name = _sibling_name(target.name, role, os.getpid(), secrets.token_hex(_TOKEN_BYTES))
+        candidate = target.parent / name
         try:
             candidate.mkdir()
         except FileExistsError:
             continue
         return candidate
+
+
+def _sibling_name(name: str, role: str, pid: int, token: str) -> str:
+    return f".{name}.{role}-{pid}-{token}"
 
 
 def _write_contents(result: Any, folder: Path) -> None:
@@ -108,9 +169,7 @@ def _write_contents(result: Any, folder: Path) -> None:
     series_dir = folder / SERIES_DIR
     series_dir.mkdir()
     for name in result.series_names:
-        if not _SERIES_NAME.match(name):
-            raise ValueError(f"series name {name!r} cannot be used as a file name")
-        write_series_parquet(result.series(name), series_dir / f"{name}.parquet")
+        write_series_parquet(result.series(name), series_dir / f"{name}{SERIES_SUFFIX}")
     (folder / RUN_FILE).write_text(_run_json(result), encoding="utf-8")
 
 
@@ -154,14 +213,113 @@ def _swap_into_place(tmp: Path, target: Path, *, overwrite: bool) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
-def check_output_folder(folder: str | os.PathLike[str]) -> None:
-    """Raises FileExistsError when `folder` exists and may not be replaced."""
+def check_output_folder(folder: str | os.PathLike[str], series_names: Iterable[str] = ()) -> None:
+    """Refuses, without creating anything, a result folder that could not be written at `folder`.
+
+    Meant to be called before the run, so that a run is never spent on an
+    output that then fails. FileExistsError when `folder` exists and may not
+    be replaced; OutputFolderError when a parent is a file, the nearest
+    existing parent does not let us create files, or a name would not fit the
+    file system once satcc's additions are made: the hidden sibling the
+    folder is written in (.NAME.tmp-PID-XXXXXXXX) and the .parquet file of
+    each series in `series_names` (a run's probe names).
+    """
     path = Path(folder)
-    if path.exists() and not _replaceable(path):
-        raise FileExistsError(
-            f"{path}: exists and is not a satcc result folder (no {SUMMARY_FILE}); "
-            "refusing to replace it: choose another --out"
+
+    def refuse(reason: str) -> OutputFolderError:
+        return OutputFolderError(f"{path}: cannot write the result folder: {reason}")
+
+    # os.path.exists, not Path.exists: a name too long raises there (ENAMETOOLONG).
+    if os.path.exists(path):
+        try:
+            replaceable = _replaceable(path)
+        except OSError as e:  # a folder we may not list
+            raise refuse(f"cannot look into it: {e.strerror}") from None
+        if not replaceable:
+            raise FileExistsError(
+                f"{path}: exists and is not a satcc result folder (no {SUMMARY_FILE}); "
+                "refusing to replace it: choose another --out"
+            )
+
+    if path.name in ("", ".", ".."):
+        # The folder is renamed into place, which needs a name in its parent.
+        raise refuse("name the folder itself, not . or ..")
+    existing, to_create = _nearest_existing_parent(path)
+    if not os.path.isdir(existing):
+        raise refuse(f"{existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        if _read_only_file_system(existing):
+            raise refuse(f"{existing} is on a read-only file system")
+        raise refuse(f"no permission to create files in {existing}")
+
+    name_max = _pathconf(existing, "PC_NAME_MAX", _NAME_MAX)
+    for name in to_create:
+        if _bytes(name) > name_max:
+            raise refuse(
+                f"the folder name {name!r} is {_bytes(name)} bytes long; "
+                f"the file system allows {name_max}"
+            )
+    sibling = _sibling_name(path.name, "tmp", os.getpid(), "0" * 2 * _TOKEN_BYTES)
+    if _bytes(sibling) > name_max:
+        allowed = name_max - (_bytes(sibling) - _bytes(path.name))
+        raise refuse(
+            f"its name is {_bytes(path.name)} bytes long; while writing, satcc keeps the folder "
+            f"in a hidden sibling named .NAME.tmp-PID-XXXXXXXX, which must fit the file "
+            f"system's {name_max} bytes, so the folder's name may have at most {allowed} bytes"
         )
+    longest = ""
+    for name in series_names:
+        file_name = f"{name}{SERIES_SUFFIX}"
+        if not _SERIES_NAME.match(name):
+            raise refuse(f"series {name!r} cannot be used as a file name")
+        if _bytes(file_name) > name_max:
+            raise refuse(
+                f"probe {name!r} would be written as {SERIES_DIR}/{file_name}, "
+                f"{_bytes(file_name)} bytes, beyond the file system's {name_max} bytes per name: "
+                f"give the probe a name of at most {name_max - _bytes(SERIES_SUFFIX)} bytes"
+            )
+        longest = max(longest, file_name, key=_bytes)
+
+    # The longest path a write uses; the kernel refuses paths of PATH_MAX bytes or more.
+    path_max = _pathconf(existing, "PC_PATH_MAX", _PATH_MAX)
+    deepest = os.path.join(path.parent, sibling, SERIES_DIR, longest or SCENARIO_FILE)
+    if _bytes(deepest) >= path_max:
+        raise refuse(
+            f"files in it would have paths of {_bytes(deepest)} bytes, beyond the system's "
+            f"{path_max - 1}: choose a shorter --out"
+        )
+
+
+def _bytes(name: str) -> int:
+    # File system limits count bytes, not characters.
+    return len(os.fsencode(name))
+
+
+def _nearest_existing_parent(path: Path) -> tuple[Path, list[str]]:
+    """The nearest parent of `path` that exists, and the names to create below it
+    (the missing parents, outermost first, then the folder itself)."""
+    to_create = [path.name]
+    parent = path.parent
+    while not os.path.lexists(parent) and parent.parent != parent:
+        to_create.append(parent.name)
+        parent = parent.parent
+    return parent, to_create[::-1]
+
+
+def _read_only_file_system(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _pathconf(folder: Path, name: str, default: int) -> int:
+    try:
+        value = os.pathconf(folder, name)
+    except (OSError, ValueError):
+        return default
+    # -1 means "no limit".
+    return value if value > 0 else default
 
 
 def _replaceable(folder: Path) -> bool:

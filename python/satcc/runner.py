@@ -1,8 +1,9 @@
 """Running one scenario: validation, the Rust engine, and the result.
 
-The engine is advanced in chunks of events with the GIL released, so a run
-can show a progress bar, answers Ctrl-C between chunks, and leaves a notebook
-responsive.
+The engine is advanced in slices of at most 0.1 s of wall time with the GIL
+released (and built with it released), so a run can show a progress bar,
+answers Ctrl-C and its wall budget within about 0.1 s however slow its
+events are, and leaves a notebook responsive.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pandas as pd
 from . import _core
 from .scenario import Scenario, load, normalised_json
 
-# About 0.1 s of engine work: small enough for a live bar and a prompt Ctrl-C.
+# At most this many events per call; the core also returns after 0.1 s of
+# wall time, for a live bar and a prompt Ctrl-C.
 CHUNK_EVENTS = 2_000_000
 # Runs shorter than this never show a bar.
 PROGRESS_AFTER_S = 1.0

@@ -19,34 +19,53 @@ lock) de-duplicate by key, so a run written twice (a crash in the middle of
 compact(), two sweeps racing) counts once: `runs` keeps one row per key,
 preferring status "ok", then the latest; `summary` and `series` keep the rows
 of one part per key.
+
+One writer at a time plans, runs and compacts: `locked()` holds an flock on
+`.lock` in the campaign folder (a sweep holds it from reading what is done to
+its last compaction). Compaction writes the merged part before deleting the
+parts it covers, and deletes them holding an exclusive flock on `.readers`;
+satcc's own reads hold a shared one (`_consistent`), so a part never
+vanishes under them however often a writer compacts. Where `.readers` cannot
+be opened or created (a read-only copy: no writer), a read that lost a part
+is read again instead. Temporary files left by a killed writer are
+removed by the next writer into the same folder (satcc.fslocks tells them
+from those of a writer still at work).
 """
 
 from __future__ import annotations
 
 import datetime
+import fcntl
 import json
 import os
 import re
 import secrets
-import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["Campaign", "CampaignError", "RunPoint", "results"]
+from .fslocks import LockFile, create_held, flocked, release, stale
+
+__all__ = ["Campaign", "CampaignBusy", "CampaignError", "RunPoint", "results"]
 
 CAMPAIGN_FILE = "campaign.json"
+LOCK_FILE = ".lock"
+READERS_FILE = ".readers"
 TABLES = ("runs", "summary", "series")
 PARAM_PREFIX = "param."
 _PART = re.compile(r"^part-(\d{6,})\.parquet$")
 _TMP_PREFIX = ".tmp-"
-# Temporary files older than this were left by a killed writer.
-_STALE_TMP_S = 3600.0
+_TMP = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]{12}\.(?:parquet|json)$")
+# A read that lost a part to a compaction is tried again, this often at most
+# (one compaction per sweep: a second loss in a row is all but impossible).
+READ_ATTEMPTS = 5
+T = TypeVar("T")
 
 # The fixed columns of runs, in order; the param.<key> columns follow params.
 _RUN_FIELDS: list[tuple[str, pa.DataType]] = [
@@ -72,6 +91,10 @@ SERIES_COLUMNS = ("key", "series", "time_s", "value")
 
 class CampaignError(Exception):
     """A folder that is not a campaign, or a campaign this sweep may not use."""
+
+
+class CampaignBusy(CampaignError):
+    """Another process holds the campaign's lock (and the caller would not wait)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +135,8 @@ class Campaign:
         self.path = path
         self.meta = meta
         self._next_part: dict[str, int] = {}
+        self._lock_depth = 0
+        self._cleaned: set[Path] = set()
         # Filled by satcc.sweep with the counts of the invocation that returned it.
         self.last_sweep: Any = None
 
@@ -145,16 +170,7 @@ class Campaign:
                 )
             folder.mkdir(parents=True, exist_ok=True)
             text = json.dumps(dict(create_with), indent=2, sort_keys=False, default=str) + "\n"
-            tmp = _write_tmp_text(folder, text)
-            try:
-                os.link(tmp, meta_path)  # written once: a racing creator keeps its own
-            except FileExistsError:
-                pass
-            except OSError:
-                if not meta_path.exists():
-                    os.replace(tmp, meta_path)
-            finally:
-                tmp.unlink(missing_ok=True)
+            _write_once(meta_path, text)
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
@@ -184,6 +200,33 @@ class Campaign:
             if name not in keys:
                 keys.append(name)
         return keys
+
+    # -- the writers' lock ---------------------------------------------------
+
+    @contextmanager
+    def locked(
+        self, wait: bool = True, on_busy: Callable[[str], None] | None = None
+    ) -> Iterator[None]:
+        """Hold the campaign's lock, so that one process at a time decides
+        what to run, runs it and compacts. Another holder: with `wait`, call
+        on_busy(who holds it) and wait; else raise CampaignBusy. Re-entrant
+        for this object (a sweep holds it and compacts)."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        lock = LockFile(self.path / LOCK_FILE)
+        if not lock.acquire(wait, on_busy):
+            raise CampaignBusy(f"{self.path}: in use by another process ({lock.holder()})")
+        self._lock_depth = 1
+        try:
+            yield
+        finally:
+            self._lock_depth = 0
+            lock.release()
 
     # -- parts --------------------------------------------------------------
 
@@ -219,13 +262,30 @@ class Campaign:
         return target
 
     def _write_part(self, table: str, data: pa.Table) -> Path:
-        tmp = self.path / table / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.parquet"
+        folder = self.path / table
+        self._remove_stale_tmp(self.path)  # campaign.json's, from a creation killed
+        self._remove_stale_tmp(folder)
+        tmp = _tmp_path(folder, ".parquet")
+        fd = create_held(tmp)
         try:
             pq.write_table(data.replace_schema_metadata(None), tmp, compression="zstd")
             return self._claim(table, tmp)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+        finally:
+            release(fd)
+
+    def _remove_stale_tmp(self, folder: Path) -> None:
+        """Remove the temporary files of writers killed mid-write (once per
+        folder and object: a writer's own are removed as it goes)."""
+        if folder in self._cleaned:
+            return
+        self._cleaned.add(folder)
+        for p in folder.iterdir():
+            m = _TMP.match(p.name)
+            if m and not p.is_symlink() and p.is_file() and stale(p, int(m["pid"])):
+                p.unlink(missing_ok=True)
 
     # -- writing ------------------------------------------------------------
 
@@ -288,50 +348,57 @@ class Campaign:
     def compact(self) -> None:
         """Merge each table's parts into one: the merged part is written (with
         rows de-duplicated by key) before the parts it covers are deleted, so
-        a crash at any moment loses nothing (readers de-duplicate)."""
-        self._remove_stale_tmp()
-        for table in TABLES:
-            parts = self.parts(table)
-            if len(parts) < 2:
-                continue
-            files = "[" + ", ".join(_sql_string(str(p)) for p in parts) + "]"
-            source = f"read_parquet({files}, union_by_name=true, filename=true)"
-            query = f"select * exclude (filename) from {source} {_dedup(table)}"
-            tmp = self.path / table / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.parquet"
-            con = _connect()
-            try:
-                merged = con.sql(query).to_arrow_table()
-            finally:
-                con.close()
-            if table == "series":
-                merged = merged.sort_by([("key", "ascending"), ("series", "ascending")])
-            try:
-                pq.write_table(merged.replace_schema_metadata(None), tmp, compression="zstd")
-                self._claim(table, tmp)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
+        a crash at any moment loses nothing (readers de-duplicate). Holds the
+        campaign's lock (waiting for a sweep that holds it)."""
+        with self.locked():
+            for table in TABLES:
+                self._compact(table)
+
+    def _compact(self, table: str) -> None:
+        parts = self.parts(table)
+        if len(parts) < 2:
+            return
+        files = "[" + ", ".join(_sql_string(str(p)) for p in parts) + "]"
+        source = f"read_parquet({files}, union_by_name=true, filename=true)"
+        query = f"select * exclude (filename) from {source} {_dedup(table)}"
+        con = _connect()
+        try:
+            merged = con.sql(query).to_arrow_table()
+        finally:
+            con.close()
+        if table == "series":
+            merged = merged.sort_by([("key", "ascending"), ("series", "ascending")])
+        self._write_part(table, merged)
+        with flocked(self.path / READERS_FILE, fcntl.LOCK_EX):
             for part in parts:
                 part.unlink(missing_ok=True)
 
-    def _remove_stale_tmp(self) -> None:
-        now = time.time()
-        for table in TABLES:
-            folder = self.path / table
-            if not folder.is_dir():
-                continue
-            for p in folder.iterdir():
-                if p.name.startswith(_TMP_PREFIX):
-                    try:
-                        if now - p.stat().st_mtime > _STALE_TMP_S:
-                            p.unlink()
-                    except OSError:
-                        pass
-
     # -- reading ------------------------------------------------------------
+
+    def _listing(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple(p.name for p in self.parts(t)) for t in TABLES)
+
+    def _consistent(self, read: Callable[[], T]) -> T:
+        """`read()` under the shared readers' lock; again if it failed because
+        a part vanished all the same (no lock to hold, or an older writer):
+        the merged part, written before the deletion, holds the same rows."""
+        import duckdb
+
+        for attempt in range(READ_ATTEMPTS):
+            listing = self._listing()
+            try:
+                with flocked(self.path / READERS_FILE, fcntl.LOCK_SH):
+                    return read()
+            except (OSError, duckdb.Error):
+                if attempt + 1 == READ_ATTEMPTS or self._listing() == listing:
+                    raise
+        raise AssertionError("unreachable")
 
     def done_keys(self) -> set[str]:
         """Keys with a row of status "ok": the runs a sweep need not repeat."""
+        return self._consistent(self._done_keys)
+
+    def _done_keys(self) -> set[str]:
         parts = self.parts("runs")
         if not parts:
             return set()
@@ -345,6 +412,9 @@ class Campaign:
         return keys
 
     def _param_columns_on_disk(self) -> list[str]:
+        return self._consistent(self._param_columns)
+
+    def _param_columns(self) -> list[str]:
         columns: list[str] = []
         for part in self.parts("runs"):
             for name in pq.read_schema(part).names:
@@ -354,7 +424,8 @@ class Campaign:
 
     def connect(self) -> Any:
         """A fresh in-memory DuckDB connection with the views runs, summary and
-        series over this campaign's parts (close it when done)."""
+        series over this campaign's parts (close it when done). A query on it
+        may fail if a compaction deletes parts meanwhile; sql() tries again."""
         con = _connect()
         try:
             self._create_views(con)
@@ -433,6 +504,9 @@ class Campaign:
 
     def sql(self, query: str) -> pd.DataFrame:
         """Run a DuckDB query over the views runs, summary and series."""
+        return self._consistent(lambda: self._sql(query))
+
+    def _sql(self, query: str) -> pd.DataFrame:
         con = self.connect()
         try:
             return con.execute(query).df()
@@ -450,6 +524,9 @@ class Campaign:
     def series(self, name: str) -> pd.DataFrame:
         """The time series `name` of every successful run, long: key, seed, the
         param.<key> columns, time_s, value."""
+        return self._consistent(lambda: self._series(name))
+
+    def _series(self, name: str) -> pd.DataFrame:
         con = self.connect()
         try:
             names = [r[0] for r in con.execute("select distinct series from series").fetchall()]
@@ -637,10 +714,26 @@ def _version() -> str:
     return _core.version()
 
 
-def _write_tmp_text(folder: Path, text: str) -> Path:
-    tmp = folder / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.json"
-    tmp.write_text(text, encoding="utf-8")
-    return tmp
+def _tmp_path(folder: Path, suffix: str) -> Path:
+    return folder / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}{suffix}"
+
+
+def _write_once(path: Path, text: str) -> None:
+    """Write `path` atomically unless it exists: a racing creator keeps its own."""
+    tmp = _tmp_path(path.parent, ".json")
+    fd = create_held(tmp)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+        release(fd)
 
 
 def results(path: str | os.PathLike[str]) -> Campaign:

@@ -30,16 +30,21 @@ import json
 import math
 import os
 import re
+import signal
+import sys
+import threading
 import time
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .executors import DEFAULT_MAX_WALL_S, Outcome, Task
 from .scenario import Scenario, ScenarioError, normalised_json
-from .store import Campaign, CampaignError, RunPoint
+from .seeds import as_seed
+from .store import Campaign, CampaignBusy, CampaignError, RunPoint
 
 __all__ = [
     "SweepCounts",
@@ -47,6 +52,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepPoint",
     "expand",
+    "grid",
     "parse_seeds",
     "parse_values",
     "run_key",
@@ -55,10 +61,18 @@ __all__ = [
 
 # Compact the store at the end of a sweep when it holds more run parts than this.
 COMPACT_AFTER = 1
+# The most runs one sweep may plan. Planning validates every point and keeps
+# each run's description until it is stored (see bookkeeping_bytes), and
+# validation costs about a millisecond per point: a million runs is a
+# quarter of an hour of planning and a gigabyte or more of memory, a sane
+# ceiling for one invocation; bigger campaigns take several sweeps, which
+# the store joins (the same figure bounds range()).
+MAX_RUNS = 1_000_000
 
 
 class SweepError(ValueError):
-    """A malformed sweep request (value list, seeds, zip lengths, executor)."""
+    """A malformed sweep request (value list, seeds, zip lengths, executor), or
+    one too big: more than MAX_RUNS runs, or bookkeeping beyond the memory."""
 
 
 @dataclass
@@ -85,11 +99,13 @@ class SweepCounts:
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep; `counts` says what was stored before it."""
+    """Ctrl-C or SIGTERM during a sweep; `counts` says what was stored before
+    it, `signum` which signal it was (SIGINT for Ctrl-C, SIGTERM)."""
 
-    def __init__(self, counts: SweepCounts):
+    def __init__(self, counts: SweepCounts, signum: int = signal.SIGINT):
         super().__init__(counts.line())
         self.counts = counts
+        self.signum = signum
 
 
 # ---------------------------------------------------------------------------
@@ -164,7 +180,10 @@ def expand_range(args: str, unit: str = "") -> list[Any]:
         raise SweepError(f"range({args}): STEP must not be zero")
     values: list[int | float]
     if all(isinstance(v, int) for v in (start, stop, step)):
-        values = list(range(start, stop, step))
+        integers = range(start, stop, step)
+        if _length(integers) > MAX_RUNS:
+            raise SweepError(f"range({args}): {_length(integers):,} values, more than {MAX_RUNS:,}")
+        values = list(integers)
     else:
         values = []
         i = 0
@@ -174,10 +193,8 @@ def expand_range(args: str, unit: str = "") -> list[Any]:
                 break
             values.append(x)
             i += 1
-            if i > 1_000_000:
-                raise SweepError(f"range({args}): more than a million values")
-    if len(values) > 1_000_000:
-        raise SweepError(f"range({args}): more than a million values")
+            if i > MAX_RUNS:
+                raise SweepError(f"range({args}): more than {MAX_RUNS:,} values")
     if not unit:
         return list(values)
     return [f"{_show_number(v)} {unit}" for v in values]
@@ -224,41 +241,82 @@ _SEED_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
 
 def parse_seeds(spec: str | int | Iterable[int] | None) -> list[int] | None:
     """'1..10' (inclusive), '1,2,7', '5', an int or an iterable of ints;
-    None means the scenario's own seed."""
+    None means the scenario's own seed. More than MAX_RUNS seeds is a
+    SweepError, raised before any list is built."""
+    seeds = seed_sequence(spec)
+    if seeds is None:
+        return None
+    if _length(seeds) > MAX_RUNS:
+        raise SweepError(f"{_length(seeds):,} seeds requested; {_at_most()}")
+    return list(seeds)
+
+
+def seed_sequence(spec: str | int | Iterable[int] | None) -> Sequence[int] | None:
+    """The seeds of `spec` without materialising a range: '1..100000000' is a
+    range object, whose length costs nothing to know."""
     if spec is None:
         return None
     if isinstance(spec, bool):
         raise SweepError(f"bad seeds {spec!r}: expected integers")
-    if isinstance(spec, int):
-        seeds = [spec]
+    # Python's and numpy's integers alike (satcc.seeds.as_seed); not floats.
+    if as_seed(spec) is not None:
+        seeds: Sequence[int] = [as_seed(spec)]
     elif isinstance(spec, str):
-        text = spec.strip()
-        m = _SEED_RANGE.match(text)
-        if m:
-            lo, hi = int(m.group(1)), int(m.group(2))
-            if hi < lo:
-                raise SweepError(f"bad seeds {spec!r}: {hi} is below {lo}")
-            seeds = list(range(lo, hi + 1))
-        else:
-            seeds = []
-            for item in text.split(","):
-                item = item.strip()
-                if not item.isdigit():
-                    raise SweepError(
-                        f"bad seeds {spec!r}: expected 1..10, 1,2,7 or a single number"
-                    )
-                seeds.append(int(item))
+        seeds = _seeds_from_text(spec)
+    elif isinstance(spec, range):
+        seeds = spec
     else:
-        seeds = list(spec)
-        for s in seeds:
-            if isinstance(s, bool) or not isinstance(s, int):
+        given = _bounded_list(spec, "seeds")
+        seeds = [as_seed(s) for s in given]
+        for s, seed in zip(given, seeds, strict=True):
+            if seed is None:
                 raise SweepError(f"bad seeds: {s!r} is not an integer")
-    for s in seeds:
-        if not 0 <= s < 2**63:
-            raise SweepError(f"bad seeds: {s} is not between 0 and 2^63-1")
     if not seeds:
         raise SweepError("no seeds")
-    return list(dict.fromkeys(seeds))
+    for s in (seeds[0], seeds[-1]) if isinstance(seeds, range) else seeds:
+        if not 0 <= s < 2**63:
+            raise SweepError(f"bad seeds: {s} is not between 0 and 2^63-1")
+    return seeds if isinstance(seeds, range) else list(dict.fromkeys(seeds))
+
+
+def _seeds_from_text(spec: str) -> Sequence[int]:
+    text = spec.strip()
+    m = _SEED_RANGE.match(text)
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi < lo:
+            raise SweepError(f"bad seeds {spec!r}: {hi} is below {lo}")
+        return range(lo, hi + 1)
+    seeds = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item.isdigit():
+            raise SweepError(f"bad seeds {spec!r}: expected 1..10, 1,2,7 or a single number")
+        seeds.append(int(item))
+    return seeds
+
+
+def _length(values: Sequence[Any]) -> int:
+    # len() of a range longer than 2**63 - 1 overflows; its arithmetic does not.
+    if isinstance(values, range):
+        return max(0, -((values.start - values.stop) // values.step))
+    return len(values)
+
+
+def _bounded_list(values: Iterable[Any], what: str) -> list[Any]:
+    """At most MAX_RUNS + 1 items of `values`: an endless or huge iterable is
+    refused rather than exhausted."""
+    items = list(itertools.islice(values, MAX_RUNS + 1))
+    if len(items) > MAX_RUNS:
+        raise SweepError(f"more than {MAX_RUNS:,} {what} requested; {_at_most()}")
+    return items
+
+
+def _at_most() -> str:
+    return (
+        f"at most {MAX_RUNS:,} runs per sweep: split the grid or the seeds over several "
+        "sweeps into the same campaign (each one skips what is stored)"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -299,7 +357,7 @@ def _as_lists(
                 except SweepError as e:
                     raise SweepError(f"bad {option} {key}: {e}") from None
             elif isinstance(values, Iterable) and not isinstance(values, dict):
-                values = list(values)
+                values = _bounded_list(values, f"values of {key}")
             else:
                 values = [values]
             out.append((str(key), values))
@@ -313,16 +371,48 @@ def _as_lists(
     return out
 
 
-def expand(
+@dataclass(frozen=True)
+class Grid:
+    """A sweep's grid before any point is built: its size is known at once,
+    its points are produced one at a time."""
+
+    keys: list[str]
+    grid: list[tuple[str, list[Any]]]
+    zip_rows: list[dict[str, Any]]
+    seeds: Sequence[int | None]
+
+    @property
+    def size(self) -> int:
+        return math.prod(len(v) for _, v in self.grid) * len(self.zip_rows) * _length(self.seeds)
+
+    def factors(self) -> str:
+        """'3 values of a × 100,000,000 seeds': how the size comes about."""
+        parts = [f"{len(v):,} values of {k}" for k, v in self.grid]
+        if self.zip_rows != [{}]:
+            parts.append(f"{len(self.zip_rows):,} --zip points")
+        if self.seeds != [None]:
+            parts.append(f"{_length(self.seeds):,} seeds")
+        return " × ".join(parts) or "1 point"
+
+    def points(self) -> Iterator[SweepPoint]:
+        for combo in itertools.product(*(values for _, values in self.grid)):
+            base = {k: v for (k, _), v in builtins.zip(self.grid, combo, strict=True)}
+            for row in self.zip_rows:
+                params = {**base, **row}
+                for seed in self.seeds:
+                    yield SweepPoint(params, seed)
+
+
+def grid(
     set: Mapping[str, Any] | Sequence[str] | None = None,  # noqa: A002 - the API's name
     zip: Mapping[str, Any] | Sequence[str] | None = None,  # noqa: A002
     seeds: str | int | Iterable[int] | None = None,
-) -> tuple[list[str], list[SweepPoint]]:
-    """The swept keys (in order) and the points: the Cartesian product of the
-    `set` lists, times the `zip` lists taken together, times the seeds."""
-    grid = _as_lists(set, "--set")
+) -> Grid:
+    """The grid of a sweep request; a SweepError when it is malformed or
+    holds more than MAX_RUNS points (before any point is built)."""
+    factors = _as_lists(set, "--set")
     zipped = _as_lists(zip, "--zip")
-    keys = [k for k, _ in grid] + [k for k, _ in zipped]
+    keys = [k for k, _ in factors] + [k for k, _ in zipped]
     seen: dict[str, None] = {}
     for k in keys:
         if k in seen:
@@ -336,15 +426,21 @@ def expand(
         zip_rows = [dict(row) for row in _transpose(zipped)]
     else:
         zip_rows = [{}]
-    seed_list = parse_seeds(seeds) or [None]
-    points = []
-    for combo in itertools.product(*(values for _, values in grid)):
-        base = {k: v for (k, _), v in builtins.zip(grid, combo, strict=True)}
-        for row in zip_rows:
-            params = {**base, **row}
-            for seed in seed_list:
-                points.append(SweepPoint(params, seed))
-    return keys, points
+    result = Grid(keys, factors, zip_rows, seed_sequence(seeds) or [None])
+    if result.size > MAX_RUNS:
+        raise SweepError(f"{result.size:,} runs requested ({result.factors()}); {_at_most()}")
+    return result
+
+
+def expand(
+    set: Mapping[str, Any] | Sequence[str] | None = None,  # noqa: A002 - the API's name
+    zip: Mapping[str, Any] | Sequence[str] | None = None,  # noqa: A002
+    seeds: str | int | Iterable[int] | None = None,
+) -> tuple[list[str], list[SweepPoint]]:
+    """The swept keys (in order) and the points: the Cartesian product of the
+    `set` lists, times the `zip` lists taken together, times the seeds."""
+    g = grid(set, zip, seeds)
+    return g.keys, list(g.points())
 
 
 def _transpose(zipped: list[tuple[str, list[Any]]]) -> Iterator[list[tuple[str, Any]]]:
@@ -373,26 +469,97 @@ class PlannedRun:
     point: RunPoint
 
 
-def plan(scenario: Scenario, points: list[SweepPoint]) -> list[PlannedRun]:
+def plan(scenario: Scenario, points: Iterable[SweepPoint]) -> list[PlannedRun]:
     """Validate every point (before anything runs) and give each its key; a
     bad value raises ScenarioError naming the point and the key path.
     Points that turn out identical are kept once."""
     runs: dict[str, PlannedRun] = {}
     for point in points:
-        variant = scenario.copy()
-        try:
-            for k, v in point.params.items():
-                variant.set(k, v)
-            desc = variant.validate(seed=point.seed)
-        except ScenarioError as e:
-            raise ScenarioError(
-                f"sweep point {point.label()}", e.path, e.reason, errors=e.errors
-            ) from None
-        text = normalised_json(desc)
+        text, seed = _validated(scenario, point)
         key = run_key(text)
         if key not in runs:
-            runs[key] = PlannedRun(key, text, RunPoint(dict(point.params), int(desc["seed"])))
+            runs[key] = PlannedRun(key, text, RunPoint(dict(point.params), seed))
     return list(runs.values())
+
+
+def _validated(scenario: Scenario, point: SweepPoint) -> tuple[str, int]:
+    """The normalised description of one point, and its seed."""
+    variant = scenario.copy()
+    try:
+        for k, v in point.params.items():
+            variant.set(k, v)
+        desc = variant.validate(seed=point.seed)
+    except ScenarioError as e:
+        raise ScenarioError(
+            f"sweep point {point.label()}", e.path, e.reason, errors=e.errors
+        ) from None
+    return normalised_json(desc), int(desc["seed"])
+
+
+# ---------------------------------------------------------------------------
+# The memory of a sweep's bookkeeping
+
+# What a planned run costs besides its description: its key, point and task
+# objects and the dictionary entries that find them (measured with
+# tracemalloc on examples/*.toml: 0.8-1.7 kB; rounded up).
+RUN_OVERHEAD_BYTES = 2_000
+
+
+def bookkeeping_bytes(runs: int, description_bytes: int) -> int:
+    """The memory a sweep holds until its runs are stored: every planned
+    run's description and the objects around it."""
+    return runs * (description_bytes + RUN_OVERHEAD_BYTES)
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still allocate: the kernel's MemAvailable,
+    lowered to what a cgroup (container, batch job) leaves; None if unknown."""
+    figures = [b for b in (_mem_available(), _cgroup_room()) if b is not None]
+    return min(figures) if figures else None
+
+
+def _mem_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _cgroup_room() -> int | None:
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = Path("/sys/fs/cgroup/memory.current").read_text().strip()
+        return max(0, int(limit) - int(used)) if limit != "max" else None
+    except (OSError, ValueError):
+        return None
+
+
+def check_memory(scenario: Scenario, g: Grid) -> int:
+    """Estimate the bookkeeping of the sweep `g` from its first point and
+    refuse it when it would take more than half the memory available (the
+    runs need the rest); returns the estimate in bytes."""
+    text, _ = _validated(scenario, next(g.points()))
+    need = bookkeeping_bytes(g.size, len(text.encode("utf-8")))
+    available = available_memory()
+    if available is not None and need > available // 2:
+        raise SweepError(
+            f"this sweep's bookkeeping needs about {_bytes(need)} ({g.size:,} runs × "
+            f"{_bytes(need // g.size)}: each planned run's description is kept until it is "
+            f"stored), more than half of the {_bytes(available)} of memory available: "
+            "split the grid or the seeds over several sweeps into the same campaign"
+        )
+    return need
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
 
 
 # ---------------------------------------------------------------------------
@@ -462,6 +629,8 @@ def sweep(
     retries: int = 2,
     allow_version_mix: bool = False,
     progress: bool = False,
+    allow_other_scenario: bool = False,
+    wait: bool = True,
 ) -> Campaign:
     """Run every point of the grid the campaign does not hold yet.
 
@@ -469,38 +638,76 @@ def sweep(
     varying together; `seeds`: "1..10", "1,2,7", 5 or an iterable (default:
     the scenario's seed). Returns the Campaign; its `last_sweep` holds the
     counts (SweepCounts). Raises ScenarioError for a bad point (nothing run,
-    nothing written), SweepError for a malformed request, CampaignError for a
-    campaign of another satcc version (unless allow_version_mix), and
-    SweepInterrupted (a KeyboardInterrupt) on Ctrl-C, after storing every
-    finished run.
+    nothing written), SweepError for a malformed or too big request,
+    CampaignError for a campaign of another satcc version (unless
+    allow_version_mix) or of another scenario (unless allow_other_scenario),
+    and SweepInterrupted (a KeyboardInterrupt) on Ctrl-C or SIGTERM, after
+    storing every finished run.
+
+    One sweep at a time writes into a campaign: when another holds it, this
+    one says so on stderr and waits for it (then runs only what is still
+    missing), or with wait=False raises CampaignBusy.
     """
     from .runner import as_scenario
 
     base = as_scenario(scenario)
+    _check_options(max_wall_s, retries, jobs)
+    g = grid(set, zip, seeds)
+    check_memory(base, g)
+    planned = plan(base, g.points())
+    folder = Path(campaign) if campaign is not None else Path("campaigns") / base.name
+    meta = _campaign_meta(base, g.keys)
+    store = Campaign.open(folder, create_with=meta)
+    _check_version(store, allow_version_mix)
+    if not allow_other_scenario:
+        _check_scenario(store, meta)
+    counts = SweepCounts(total=len(planned), campaign=str(folder))
+    store.last_sweep = counts
+    runner = _Runner(executor, jobs, scheduler, retries, float(max_wall_s), progress)
+    try:
+        with _sigterm_as_interrupt(), _lock(store, wait):
+            runner.run_missing(store, planned, counts)
+            if len(store.parts("runs")) > COMPACT_AFTER:
+                store.compact()
+    except KeyboardInterrupt as e:
+        counts.interrupted = True
+        raise SweepInterrupted(counts, _signal_of(e)) from None
+    return store
+
+
+def _check_options(max_wall_s: float, retries: int, jobs: int | None) -> None:
     if max_wall_s is None or not max_wall_s > 0:
         raise SweepError(f"the wall-clock budget must be positive, got {max_wall_s!r}")
     if retries < 0:
         raise SweepError(f"retries must not be negative, got {retries}")
     if jobs is not None and jobs < 1:
         raise SweepError(f"jobs must be at least 1, got {jobs}")
-    parameters, points = expand(set, zip, seeds)
-    planned = plan(base, points)
-    folder = Path(campaign) if campaign is not None else Path("campaigns") / base.name
-    store = Campaign.open(folder, create_with=_campaign_meta(base, parameters))
-    _check_version(store, allow_version_mix)
 
-    done = store.done_keys()
-    todo = [p for p in planned if p.key not in done]
-    counts = SweepCounts(total=len(planned), skipped=len(planned) - len(todo), campaign=str(folder))
-    store.last_sweep = counts
-    by_key = {p.key: p.point for p in todo}
-    tasks = [Task(p.key, p.description, max_wall_s=float(max_wall_s)) for p in todo]
 
-    bar = _Bar(len(planned), counts.skipped) if progress else None
-    runner = None
-    try:
-        if tasks:
-            runner = make_executor(executor, jobs, scheduler, retries)
+@dataclass
+class _Runner:
+    """Runs what a campaign lacks and stores each outcome as it comes."""
+
+    executor: Any
+    jobs: int | None
+    scheduler: str | None
+    retries: int
+    max_wall_s: float
+    progress: bool
+
+    def run_missing(self, store: Campaign, planned: list[PlannedRun], counts: SweepCounts) -> None:
+        # Read under the campaign's lock: a sweep that waited for another
+        # sees what that one stored.
+        done = store.done_keys()
+        todo = [p for p in planned if p.key not in done]
+        counts.skipped = len(planned) - len(todo)
+        if not todo:
+            return
+        by_key = {p.key: p.point for p in todo}
+        tasks = (Task(p.key, p.description, max_wall_s=self.max_wall_s) for p in todo)
+        bar = _Bar(len(planned), counts.skipped) if self.progress else None
+        runner = make_executor(self.executor, self.jobs, self.scheduler, self.retries)
+        try:
             if bar:
                 bar.start()
             for outcome in runner.run(tasks):
@@ -511,22 +718,80 @@ def sweep(
                 _count(counts, outcome)
                 if bar:
                     bar.update(counts)
-    except KeyboardInterrupt:
-        counts.interrupted = True
-        if runner is not None:
+        except KeyboardInterrupt:
             _stop_workers(runner)
-        raise SweepInterrupted(counts) from None
+            raise
+        finally:
+            if bar:
+                bar.stop()
+            runner.close()
+
+
+# ---------------------------------------------------------------------------
+# One sweep at a time per campaign
+
+
+@contextmanager
+def _lock(store: Campaign, wait: bool) -> Iterator[None]:
+    """The campaign's lock for the whole sweep: two sweeps at once would both
+    run every missing point, and one's compaction would delete the parts the
+    other is reading. Waiting is the default because the second sweep then
+    runs only what the first did not (a script may start sweeps in parallel
+    and still get every run once); wait=False (--no-wait) refuses at once,
+    for callers that must not block."""
+    try:
+        with store.locked(wait=wait, on_busy=lambda who: _say_waiting(store.path, who)):
+            yield
+    except CampaignBusy as e:
+        raise CampaignBusy(
+            f"{e}; it is another sweep or a compaction: run this sweep again when it "
+            "has finished, or let it wait (leave out --no-wait; wait=True)"
+        ) from None
+
+
+def _say_waiting(folder: Path, holder: str) -> None:
+    print(
+        f"satcc sweep: campaign {folder} is in use by another sweep ({holder}); "
+        "waiting for it to finish, then running what it did not (Ctrl-C to stop; "
+        "--no-wait refuses instead of waiting)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+# ---------------------------------------------------------------------------
+# SIGTERM is handled as Ctrl-C
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a sweep."""
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While a sweep runs, SIGTERM (kill, a batch scheduler's time limit, a
+    service manager) stops it as Ctrl-C does: the runs in flight are
+    abandoned, their workers ended, every finished run is kept. A second
+    SIGTERM meanwhile ends the process at once (the store stays consistent;
+    the workers end with it). Only the main thread may set signal handlers:
+    a sweep in another thread leaves SIGTERM as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
     finally:
-        if bar:
-            bar.stop()
-        if runner is not None:
-            try:
-                runner.close()
-            except KeyboardInterrupt:
-                counts.interrupted = True
-    if len(store.parts("runs")) > COMPACT_AFTER:
-        store.compact()
-    return store
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+def _signal_of(interrupt: KeyboardInterrupt) -> int:
+    return signal.SIGTERM if isinstance(interrupt, Terminated) else signal.SIGINT
 
 
 def _stop_workers(runner: Any) -> None:
@@ -544,6 +809,69 @@ def _count(counts: SweepCounts, outcome: Outcome) -> None:
     else:
         counts.failed += 1
         counts.errors.append((outcome.key, outcome.error or "failed"))
+
+
+def _check_scenario(store: Campaign, meta: dict[str, Any]) -> None:
+    """A campaign holds one scenario's runs: its tables have a column per
+    swept key only, so runs of another scenario, or of this one edited
+    between two sweeps, would sit beside them as if they were comparable."""
+    theirs, ours = store.meta.get("scenario"), meta["scenario"]
+    hint = "use another --campaign, or --allow-other-scenario to mix them deliberately"
+    if theirs != ours:
+        raise CampaignError(
+            f"{store.path}: campaign of scenario {theirs!r}; this sweep is of scenario "
+            f"{ours!r}: {hint}"
+        )
+    if store.version != meta["satcc_version"]:
+        return  # normalisation may differ between versions; the name must do
+    changed = _differences(store.meta.get("base_description"), meta["base_description"])
+    if changed:
+        shown = "; ".join(changed[:3]) + ("; ..." if len(changed) > 3 else "")
+        raise CampaignError(
+            f"{store.path}: scenario {ours!r} differs from the one this campaign holds "
+            f"({shown}): {hint}"
+        )
+
+
+def _differences(theirs: Any, ours: Any) -> list[str]:
+    """Where two descriptions differ, as 'KEY: CAMPAIGN -> NOW' (nothing when
+    either is unknown: a base left incomplete for the sweep to fill in)."""
+    if theirs is None or ours is None:
+        return []
+    return _diff(theirs, ours, "")
+
+
+def _diff(theirs: Any, ours: Any, path: str) -> list[str]:
+    if theirs == ours:
+        return []
+    if isinstance(theirs, list) and isinstance(ours, list):
+        theirs, ours = _keyed(theirs), _keyed(ours)
+    if not (isinstance(theirs, dict) and isinstance(ours, dict)):
+        return [f"{path or 'the description'}: {_brief(theirs)} -> {_brief(ours)}"]
+    out: list[str] = []
+    for key in list(theirs) + [k for k in ours if k not in theirs]:
+        sub = f"{path}.{key}" if path else str(key)
+        if key not in ours:
+            out.append(f"{sub}: removed")
+        elif key not in theirs:
+            out.append(f"{sub}: added")
+        else:
+            out.extend(_diff(theirs[key], ours[key], sub))
+    return out
+
+
+def _keyed(items: list[Any]) -> dict[str, Any]:
+    """A list of named tables (links, nodes, ...) by name, else by index, so
+    that a difference reads links.server.delay_ps."""
+    names = [item.get("name") if isinstance(item, dict) else None for item in items]
+    if all(isinstance(n, str) for n in names) and len(set(names)) == len(names):
+        return dict(zip(names, items, strict=True))
+    return {str(i): item for i, item in enumerate(items)}
+
+
+def _brief(value: Any) -> str:
+    text = _shown(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_version(store: Campaign, allow_version_mix: bool) -> None:

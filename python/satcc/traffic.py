@@ -9,6 +9,7 @@
 import numpy as np
 
 from satcc import _core
+from satcc.seeds import as_seed
 
 
 def fgn(
@@ -25,13 +26,18 @@ def fgn(
     own sample mean and standard deviation) from the random stream
     (seed, name), so the same arguments always give the same array and
     distinct names give independent sequences. It is then mapped affinely to
-    `mean` and `std`. Requires n >= 2 and 0.5 <= hurst < 1 (ValueError
-    otherwise); hurst = 0.5 is white Gaussian noise.
+    `mean` and `std`. Requires n >= 2, 0.5 <= hurst < 1 and an integer seed
+    (Python or numpy) from 0 to 2^64-1 (ValueError otherwise); hurst = 0.5 is
+    white Gaussian noise.
     """
     if std < 0 or not np.isfinite(std) or not np.isfinite(mean):
         raise ValueError(f"fgn: mean must be finite and std finite and >= 0, got {mean}, {std}")
     if isinstance(n, bool) or int(n) != n or n < 2:
         raise ValueError(f"fgn: n must be an integer >= 2, got {n!r}")
-    raw = _core.fgn(int(n), float(hurst), int(seed), str(name))
+    stream_seed = as_seed(seed)
+    # The core's random streams take a u64 seed.
+    if stream_seed is None or not 0 <= stream_seed < 2**64:
+        raise ValueError(f"fgn: seed must be an integer from 0 to 2^64-1, got {seed!r}")
+    raw = _core.fgn(int(n), float(hurst), stream_seed, str(name))
     x = np.frombuffer(raw, dtype="<f8").astype(np.float64)
     return mean + std * x

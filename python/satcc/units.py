@@ -126,7 +126,10 @@ def _split(text: object, kind: str, example: str, bare_hint: Callable[[str], str
     if not isinstance(text, str):
         reason = f"expected a string with a unit, got {describe_value(text)}"
         if isinstance(text, int | float) and not isinstance(text, bool) and math.isfinite(text):
-            reason += f": {bare_hint(repr(text))}"
+            # repr(float(...)): numpy's float64 is a float whose repr is
+            # "np.float64(5.0)", which no hint can quote as a number.
+            number = repr(float(text)) if isinstance(text, float) else repr(text)
+            reason += f": {bare_hint(number)}"
         raise UnitError(reason)
     match = _QUANTITY.fullmatch(text)
     if match is None:

@@ -61,13 +61,12 @@ fn different_seeds_differ() {
 fn packets_are_conserved() {
     let mut w = World::build(&Description::from_json(SCENARIO).unwrap()).unwrap();
     w.run();
-    let in_flight = w.in_flight_per_flow();
     let s = summary::summarise(&w);
-    for (i, name) in w.names.sources.iter().enumerate() {
+    for name in ["p", "v"] {
         let get = |k: &str| s[&format!("flows.{name}.{k}")].as_u64().unwrap();
         assert_eq!(
             get("sent_packets"),
-            get("received_packets") + get("lost_packets") + in_flight[i]
+            get("received_packets") + get("lost_packets") + get("in_flight_packets")
         );
         assert!(get("received_packets") > 0);
     }
@@ -84,4 +83,11 @@ fn packets_are_conserved() {
         s["links.bc.drops_clp"].as_u64().unwrap() > 0,
         "the scenario exercises CLP discard"
     );
+}
+
+#[test]
+fn a_description_with_an_unknown_key_is_refused_by_name() {
+    let bad = SCENARIO.replace("\"ber\": 1e-6", "\"bre\": 1e-6");
+    let err = Description::from_json(&bad).unwrap_err();
+    assert!(err.0.contains("bre"), "{err}");
 }

@@ -19,18 +19,31 @@ struct Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Builds a simulation from a normalised description (canonical JSON).
+    /// Builds a simulation from a normalised description (canonical JSON),
+    /// with the GIL released (building may draw long random sequences).
     #[new]
-    fn new(description_json: &str) -> PyResult<Simulation> {
-        let d = Description::from_json(description_json).map_err(|e| PyValueError::new_err(e.0))?;
-        let world = World::build(&d).map_err(|e| PyValueError::new_err(e.0))?;
+    fn new(py: Python<'_>, description_json: &str) -> PyResult<Simulation> {
+        let world = py.detach(|| {
+            let d = Description::from_json(description_json)?;
+            World::build(&d)
+        });
+        let world = world.map_err(|e| PyValueError::new_err(e.0))?;
         Ok(Simulation { world })
     }
 
-    /// Runs at most `budget` events with the GIL released; True when done.
-    fn advance(&mut self, py: Python<'_>, budget: u64) -> bool {
+    /// Runs at most `budget` events, returning after `slice_s` seconds of
+    /// wall time at the latest, with the GIL released; True when done.
+    /// Short slices keep Ctrl-C and wall-clock budgets prompt.
+    #[pyo3(signature = (budget, slice_s = 0.1))]
+    fn advance(&mut self, py: Python<'_>, budget: u64, slice_s: f64) -> bool {
         let world = &mut self.world;
-        py.detach(|| world.advance(budget))
+        let slice_s = if slice_s.is_finite() {
+            slice_s.clamp(0.0, 3600.0)
+        } else {
+            3600.0
+        };
+        let slice = std::time::Duration::from_secs_f64(slice_s);
+        py.detach(|| world.advance_for(budget, slice))
     }
 
     #[getter]
@@ -86,6 +99,13 @@ fn version() -> &'static str {
     satcc_core::VERSION
 }
 
+/// The probe targets and their metrics, in the scenario format's order:
+/// [(target, [metric, ...]), ...].
+#[pyfunction]
+fn probe_metrics() -> Vec<(&'static str, Vec<&'static str>)> {
+    satcc_core::scenario::world::probes::metrics()
+}
+
 /// n samples of zero-mean, unit-variance fractional Gaussian noise (Paxson's
 /// FFT method) from the stream (seed, name), as little-endian f64 bytes.
 #[pyfunction]
@@ -108,5 +128,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
+    m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;
     Ok(())
 }

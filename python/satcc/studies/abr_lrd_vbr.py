@@ -32,6 +32,7 @@ import json
 import math
 from typing import Any
 
+from satcc.fmt import MISSING, verdict_markup
 from satcc.studies.framework import Reference, RunSpec, Study
 
 LINK = "149.76 Mbps"
@@ -407,8 +408,8 @@ def _verdicts(rows: Any) -> str:
         return ""
     failed = [SHORT[r.metric] for r in judged if not r.passed]
     if not failed:
-        return "[green]PASS[/]"
-    return "[bold red]FAIL[/] " + ", ".join(failed)
+        return verdict_markup(True)
+    return verdict_markup(False) + " " + ", ".join(failed)
 
 
 def layout(table: Any) -> list[Any]:
@@ -450,7 +451,7 @@ def layout(table: Any) -> list[Any]:
             else:
                 row_label = str(row)
             ours = [
-                "n/a" if r is None else _shown(fmt, r.measured) or "n/a"
+                MISSING if r is None else _shown(fmt, r.measured) or MISSING
                 for r, (_, _, fmt) in zip(found, COLUMNS, strict=True)
             ]
             out.add_row(row_label, video, "satcc", *ours, _verdicts(rows_of[row]))

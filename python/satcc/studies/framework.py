@@ -37,6 +37,9 @@ from rich.progress import (
 from rich.table import Table
 from scipy import stats
 
+from satcc import fmt
+from satcc.console import table_console
+
 CONFIDENCE = 0.95
 
 TABLE_COLUMNS = [
@@ -277,7 +280,7 @@ def execute_in_campaign(
         for key in done:
             row = stored.loc[key, summary_columns]
             i, seed, _ = planned[key]
-            results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not _is_missing(v)}
+            results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not fmt.is_missing(v)}
     pending = [k for k in planned if k not in done]
     points = {k: RunPoint({"run": specs[planned[k][0]].label}, planned[k][1]) for k in pending}
     executor = LocalExecutor(jobs=max(1, min(jobs or default_jobs(), len(pending) or 1)))
@@ -304,10 +307,6 @@ def execute_in_campaign(
 def _plain(value: Any) -> Any:
     # Parquet gives numpy scalars back; the metric functions expect numbers.
     return value.item() if hasattr(value, "item") else value
-
-
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def _run_failed(spec: RunSpec, task: _Task, error: Exception) -> RunFailed:
@@ -427,7 +426,7 @@ def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENC
 
     Seeds are independent replications, so the t interval on their means is
     the honest one; with a single seed there is no spread to estimate and the
-    answer is NaN (shown as "n/a").
+    answer is NaN (shown as fmt.MISSING).
     """
     x = np.asarray(list(values), dtype=float)
     n = len(x)
@@ -500,26 +499,6 @@ def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any
 # Showing and writing
 
 
-def _fmt(value: float, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}g}"
-
-
-def _fmt_tolerance(tolerance: float, kind: str) -> str:
-    if kind == "none":
-        return "-"
-    if kind == "factor":
-        return f"x{tolerance:g}"
-    return f"{tolerance * 100:g}%" if kind == "relative" else f"±{tolerance:g}"
-
-
-def _verdict_cell(passed: bool | None) -> str:
-    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
-        return "[dim]shown[/]"
-    return "[green]PASS[/]" if passed else "[bold red]FAIL[/]"
-
-
 def verdict_line(table: pd.DataFrame) -> str:
     judged = table[table["tolerance_kind"] != "none"]
     line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
@@ -539,7 +518,8 @@ def print_comparison(
     """Published and measured side by side, sources as numbered notes below.
 
     Laid out to fit 80 columns: sources are long, so the table carries only
-    their number.
+    their number. Off a terminal, satcc.console prints it in full whatever
+    its width.
     """
     if study.layout is not None:
         for part in study.layout(table):
@@ -566,12 +546,12 @@ def print_comparison(
         out.add_row(
             row.label,
             row.metric,
-            _fmt(row.published),
-            _fmt(row.measured),
-            _fmt(row.ci_half_width, 2),
-            "n/a" if math.isnan(row.error) else f"{row.error * 100:+.2f}%",
-            _fmt_tolerance(row.tolerance, row.tolerance_kind),
-            _verdict_cell(row.passed),
+            fmt.number(row.published),
+            fmt.number(row.measured),
+            fmt.number(row.ci_half_width, 2),
+            fmt.signed_percent(row.error),
+            fmt.tolerance(row.tolerance, row.tolerance_kind),
+            fmt.verdict_markup(row.passed),
             f"[{sources.index(row.source) + 1}]",
         )
     console.print(out)
@@ -674,7 +654,7 @@ def reproduce(
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
     written = study.artifacts(specs, summaries, out_dir, quick) if study.artifacts else []
     if show:
-        console = console or Console()
+        console = console or table_console()
         print_comparison(study, table, console, quick=quick)
         if written:
             console.print(f"also wrote {', '.join(written)}", highlight=False)

@@ -2,6 +2,7 @@
 //! [start, stop) and the per-flow sent counters.
 
 use crate::engine::{RngStream, Time};
+use crate::net::pdu::AgentAddr;
 use crate::net::{Header, Pdu};
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -32,7 +33,7 @@ pub struct Emitter {
     pub flow: u32,
     pub src_node: u32,
     pub dst_node: u32,
-    pub dst_agent: u32,
+    pub dst_agent: AgentAddr,
     pub priority: u8,
     pub clp: u8,
     pub start: Time,
@@ -55,7 +56,8 @@ impl Emitter {
             seq: self.sent_packets,
             src_node: self.src_node,
             dst_node: self.dst_node,
-            dst_agent: self.dst_agent,
+            dst_agent: self.dst_agent.index,
+            dst_gen: self.dst_agent.gen,
             created: now,
             enqueued: now,
             priority: self.priority,
@@ -75,7 +77,7 @@ impl Emitter {
             flow: 0,
             src_node: 0,
             dst_node: 1,
-            dst_agent: 0,
+            dst_agent: AgentAddr::fixed(0),
             priority: 0,
             clp: 0,
             start,

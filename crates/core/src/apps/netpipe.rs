@@ -13,20 +13,37 @@
 
 use crate::engine::stats::Summary;
 use crate::engine::{Duration, Time};
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, PartialEq)]
+/// In a scenario description: a `tcp[].app` of kind "netpipe".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetPipeConfig {
     /// Block sizes in bytes, in the order tested.
+    #[serde(rename = "sizes_bytes")]
     pub sizes: Vec<u64>,
     /// Untimed exchanges at the start of each size.
     pub warmup: u64,
     /// Timed exchanges per size: about `trial_time` / previous transfer
     /// time, within [`min_repetitions`, `max_repetitions`].
+    #[serde(rename = "trial_time_ps")]
     pub trial_time: Duration,
     pub min_repetitions: u64,
     pub max_repetitions: u64,
     /// Stop after the first size whose mean transfer time exceeds this.
+    #[serde(rename = "stop_time_ps", default)]
     pub stop_time: Option<Duration>,
+}
+
+impl NetPipeConfig {
+    pub fn check(&self) -> Result<(), String> {
+        if self.sizes.is_empty() || self.sizes.contains(&0) || self.min_repetitions == 0 {
+            return Err("NetPIPE needs block sizes of at least 1 byte and a repetition".into());
+        }
+        if self.max_repetitions < self.min_repetitions {
+            return Err("max_repetitions must be at least min_repetitions".into());
+        }
+        Ok(())
+    }
 }
 
 /// The round trips timed at one block size.

@@ -11,7 +11,15 @@ use crate::engine::time::PS_PER_S;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::Pdu;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// How ON and OFF periods are drawn; in a description "exponential" or
+/// "deterministic".
+/// A carry spanning at least this many ON periods is skipped in closed form
+/// instead of period by period (which a run of ordinary periods never
+/// reaches, so their draws are the loop's).
+const SKIP_PERIODS: u64 = 64;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Periods {
     Exponential,
     Deterministic,
@@ -79,13 +87,55 @@ impl OnOff {
         let gap = Duration((bytes as f64 * 8.0 * PS_PER_S as f64 / self.peak_bps).round() as u64);
         self.next = now + gap;
         // The rest of the gap continues in the next ON period(s).
-        while self.next >= self.on_end {
-            let carry = self.next.since(self.on_end);
-            let on_start = self.on_end + self.period(self.off_mean);
-            self.on_end = on_start + self.period(self.on_mean);
-            self.next = on_start + carry;
+        if self.next >= self.on_end {
+            self.carry_over();
         }
         Some(p)
+    }
+
+    /// Moves `next`, which falls beyond the current ON period, into the ON
+    /// period where its remaining ON time runs out. Period by period when
+    /// that is a few periods; at once when it spans many, so that a packet
+    /// costs the same however short the periods are.
+    fn carry_over(&mut self) {
+        let carry = self.next.since(self.on_end).ps();
+        let many = carry / self.on_mean.ps().max(1) >= SKIP_PERIODS;
+        match self.periods {
+            Periods::Deterministic if many => self.skip_deterministic(carry),
+            Periods::Exponential if many => self.skip_exponential(carry),
+            _ => {
+                while self.next >= self.on_end {
+                    let carry = self.next.since(self.on_end);
+                    let on_start = self.on_end + self.period(self.off_mean);
+                    self.on_end = on_start + self.period(self.on_mean);
+                    self.next = on_start + carry;
+                }
+            }
+        }
+    }
+
+    /// Equal periods: the loop's end in closed form. `m` periods are
+    /// entered, each after an OFF period; the carry is ON time throughout.
+    fn skip_deterministic(&mut self, carry: u64) {
+        let (on, off) = (self.on_mean.ps().max(1), self.off_mean.ps());
+        let m = carry / on + 1;
+        let end = self.on_end;
+        self.next = end + Duration(m * off + carry);
+        self.on_end = end + Duration(m * (off + on));
+    }
+
+    /// Exponential periods: ON-period ends form a Poisson process in ON
+    /// time, so the periods entered while `carry` of ON time elapses are
+    /// 1 + Poisson(carry / on); the OFF periods before them add up to a
+    /// Gamma; what is left of the last ON period is again exponential
+    /// (memoryless). Same law as the loop, in O(1).
+    fn skip_exponential(&mut self, carry: u64) {
+        let on = self.on_mean.ps().max(1) as f64;
+        let m = 1 + self.rng.poisson(carry as f64 / on);
+        let off = self.rng.gamma(m, self.off_mean.ps() as f64).round() as u64;
+        let end = self.on_end;
+        self.next = end + Duration(off + carry);
+        self.on_end = self.next + Duration(self.rng.exp(on).round() as u64);
     }
 }
 
@@ -139,5 +189,53 @@ mod tests {
         );
         let rate = mean_rate(s, 200);
         assert!((rate - 4e6).abs() / 4e6 < 0.01, "{rate}");
+    }
+
+    #[test]
+    fn deterministic_skip_lands_where_the_loop_does() {
+        // Periods of 7 and 5 ps; carries from 0 to many periods: the closed
+        // form must give the loop's next and on_end exactly.
+        for carry in [0u64, 1, 6, 7, 13, 448, 449, 10_000, 123_457] {
+            let mut s = OnOff::new(
+                emitter(1),
+                SizeDist::Constant(1),
+                1e6,
+                Duration(7),
+                Duration(5),
+                Periods::Deterministic,
+                RngStream::new(1, "o"),
+            );
+            let end = s.on_end;
+            s.next = end + Duration(carry);
+            let mut looped = (s.next, s.on_end);
+            while looped.0 >= looped.1 {
+                let c = looped.0.since(looped.1);
+                let on_start = looped.1 + Duration(5);
+                looped = (on_start + c, on_start + Duration(7));
+            }
+            s.skip_deterministic(carry);
+            assert_eq!((s.next, s.on_end), looped, "carry {carry}");
+        }
+    }
+
+    #[test]
+    fn periods_far_shorter_than_a_packet_keep_the_mean_rate_and_cost_nothing() {
+        // 8 Mb/s peak, ON and OFF of 10 ns, 1000-byte packets (1 ms at the
+        // peak): each packet spans 10^5 ON periods, skipped at once. The
+        // duty cycle is 1/2, so the mean rate is 4 Mb/s.
+        for periods in [Periods::Exponential, Periods::Deterministic] {
+            let ns = Duration(1_000);
+            let s = OnOff::new(
+                emitter(20),
+                SizeDist::Constant(1000),
+                8e6,
+                Duration(10 * ns.0),
+                Duration(10 * ns.0),
+                periods,
+                RngStream::new(2, "o"),
+            );
+            let rate = mean_rate(s, 20);
+            assert!((rate - 4e6).abs() / 4e6 < 0.01, "{periods:?}: {rate}");
+        }
     }
 }

@@ -9,13 +9,15 @@ use crate::net::Pdu;
 /// What the network did to one flow.
 #[derive(Clone, Debug, Default)]
 pub struct FlowRecord {
+    /// At a sink: packets and bytes received, one-way delay (ps).
     pub received_packets: u64,
     pub received_bytes: u64,
-    /// One-way delay, ps.
     pub delay: Histogram,
-    /// Discarded by a full queue or a CLP threshold (errors are the rest
-    /// of the losses: sent − received − in flight − dropped).
+    /// Discarded: a full queue, a CLP threshold, a port, no route, or a
+    /// receiver released while they were in flight.
     pub dropped: u64,
+    /// Lost to bit errors or per-PDU loss on a link.
+    pub errored: u64,
 }
 
 /// A sink at a node; it aggregates every flow addressed to it.

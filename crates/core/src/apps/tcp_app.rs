@@ -12,22 +12,48 @@ use super::netpipe::{NetPipe, NetPipeConfig};
 use crate::engine::stats::Summary;
 use crate::engine::Time;
 use crate::transport::tcp::TcpSocket;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug)]
+/// The application on a connection; in a scenario description, `tcp[].app`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AppKind {
     Bulk {
+        #[serde(default)]
         bytes: Option<u64>,
     },
     RequestResponse {
+        #[serde(rename = "request_bytes")]
         request: u64,
+        #[serde(rename = "response_bytes")]
         response: u64,
+        #[serde(default)]
         count: Option<u64>,
         /// Leading transactions left out of `transaction_times` (NetPIPE's
         /// warm-up: the first also waits for the handshake and slow start).
+        #[serde(default)]
         warmup: u64,
     },
     /// NetPIPE's ping-pong over a schedule of block sizes.
+    #[serde(rename = "netpipe")]
     NetPipe(NetPipeConfig),
+}
+
+impl AppKind {
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            AppKind::Bulk { bytes } if *bytes == Some(0) => {
+                Err("a bulk transfer has at least 1 byte".into())
+            }
+            AppKind::RequestResponse {
+                request, response, ..
+            } if *request == 0 || *response == 0 => {
+                Err("request and response must be at least 1 byte".into())
+            }
+            AppKind::NetPipe(cfg) => cfg.check(),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

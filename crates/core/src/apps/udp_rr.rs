@@ -11,23 +11,43 @@
 
 use crate::engine::stats::Summary;
 use crate::engine::{Duration, Time};
-use crate::net::pdu::{Header, Pdu};
+use crate::net::pdu::{AgentAddr, Header, Pdu};
+use serde::{Deserialize, Serialize};
 
 /// UDP (8) and IPv4 (20) headers.
 pub const UDP_IP_HEADER: u32 = 28;
 const PORT: u16 = 12865; // netperf's control port, used here for both ends
 
-#[derive(Clone, Debug, PartialEq)]
+/// In a scenario description, the keys of a `udp_rr[]` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UdpRrConfig {
     /// Payload bytes of each request and response.
+    #[serde(rename = "request_bytes")]
     pub request: u32,
+    #[serde(rename = "response_bytes")]
     pub response: u32,
     /// Transactions to run (lost ones included); `None` = until the end.
+    #[serde(default)]
     pub count: Option<u64>,
     /// Leading transactions not counted in the time statistics.
+    #[serde(default)]
     pub warmup: u64,
+    #[serde(rename = "timeout_ps")]
     pub timeout: Duration,
+    #[serde(rename = "start_ps", default)]
     pub start: Time,
+}
+
+impl UdpRrConfig {
+    pub fn check(&self) -> Result<(), String> {
+        if self.timeout.ps() == 0 {
+            return Err("timeout must be positive".into());
+        }
+        if self.request + UDP_IP_HEADER > 65_535 || self.response + UDP_IP_HEADER > 65_535 {
+            return Err("request and response must fit one UDP datagram".into());
+        }
+        Ok(())
+    }
 }
 
 /// Where the datagrams go: written into each PDU.
@@ -35,8 +55,8 @@ pub struct UdpRrConfig {
 pub struct UdpEnds {
     pub client_node: u32,
     pub server_node: u32,
-    pub client_agent: u32,
-    pub server_agent: u32,
+    pub client_agent: AgentAddr,
+    pub server_agent: AgentAddr,
     /// Flow of the requests; the responses are `flow + 1`.
     pub flow: u32,
 }
@@ -115,7 +135,8 @@ impl UdpRr {
             seq,
             src_node: src,
             dst_node: dst,
-            dst_agent: agent,
+            dst_agent: agent.index,
+            dst_gen: agent.gen,
             created: now,
             enqueued: now,
             priority: 0,
@@ -186,8 +207,8 @@ mod tests {
         let ends = UdpEnds {
             client_node: 0,
             server_node: 1,
-            client_agent: 5,
-            server_agent: 6,
+            client_agent: AgentAddr::fixed(5),
+            server_agent: AgentAddr::fixed(6),
             flow: 2,
         };
         UdpRr::new(cfg, ends)

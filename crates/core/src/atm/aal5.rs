@@ -22,7 +22,8 @@ pub const AAL5_TRAILER_BYTES: u32 = 8;
 pub const MAX_SDU_BYTES: u32 = 65_535;
 
 /// RFC 2684 multiplexing of the packet on the VC.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Encapsulation {
     /// LLC/SNAP header before the packet (RFC 1577's default).
     #[default]
@@ -37,6 +38,12 @@ impl Encapsulation {
             Encapsulation::LlcSnap => LLC_SNAP_BYTES,
             Encapsulation::VcMux => 0,
         }
+    }
+
+    /// The largest IP packet a frame can carry: the CPCS-SDU's 16-bit
+    /// length less this encapsulation's header (65527 B with LLC/SNAP).
+    pub fn max_packet_bytes(self) -> u32 {
+        MAX_SDU_BYTES - self.header_bytes()
     }
 
     /// Cells for an IP packet of `ip_bytes` (IP header included).

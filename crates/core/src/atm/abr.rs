@@ -18,8 +18,10 @@
 //! Not modelled: destination-generated BRMs (destination rule 4), and
 //! CLP/EFCI marking, which belong to the cell header the caller builds.
 
+use super::cell::cell_rate_as_bps;
 use crate::engine::{Duration, Time};
 pub use crate::net::pdu::{RmDir, RmHeader as RmCell};
+use serde::{Deserialize, Serialize};
 
 impl RmCell {
     /// A source's FRM (rule 10): ER = PCR, CI = NI = BN = 0. The VC that
@@ -34,23 +36,31 @@ impl RmCell {
     }
 }
 
-/// Negotiated ABR parameters (REFERENCE §2.1). Rates in cells/s.
-#[derive(Clone, Debug)]
+/// Negotiated ABR parameters (REFERENCE §2.1). Rates in cells/s; in a
+/// scenario description (`tcp[].abr`) they are cell line rates in bit/s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AbrConfig {
+    #[serde(rename = "pcr_bps", with = "cell_rate_as_bps")]
     pub pcr: f64,
+    #[serde(rename = "mcr_bps", with = "cell_rate_as_bps")]
     pub mcr: f64,
+    #[serde(rename = "icr_bps", with = "cell_rate_as_bps")]
     pub icr: f64,
     pub rif: f64,
     pub rdf: f64,
     pub nrm: u32,
     pub mrm: u32,
+    #[serde(rename = "trm_ps")]
     pub trm: Duration,
     pub cdf: f64,
     pub tbe: u64,
-    /// Missing-RM count; `ceil(TBE / Nrm)` by default.
-    pub crm: u64,
+    /// Missing-RM count; `ceil(TBE / Nrm)` when not given (`crm()`).
+    #[serde(default)]
+    pub crm: Option<u64>,
+    #[serde(rename = "adtf_ps")]
     pub adtf: Duration,
     /// Tagged cell rate: the out-of-rate FRM rate once ACR < TCR (rule 11).
+    #[serde(rename = "tcr_bps", with = "cell_rate_as_bps")]
     pub tcr: f64,
 }
 
@@ -70,22 +80,43 @@ impl AbrConfig {
             trm: Duration::from_millis(100),
             cdf: 1.0 / 16.0,
             tbe,
-            crm: tbe.div_ceil(u64::from(nrm)),
+            crm: None,
             adtf: Duration::from_millis(500),
             tcr: 10.0,
         }
     }
 
-    fn validate(&self) {
-        assert!(
-            self.mcr >= 0.0 && self.mcr <= self.icr && self.icr <= self.pcr && self.pcr > 0.0,
-            "ABR rates need 0 <= MCR <= ICR <= PCR, PCR > 0"
-        );
-        assert!(self.nrm >= 2, "Nrm must be at least 2");
-        assert!(self.crm >= 1, "CRM must be at least 1");
-        for f in [self.rif, self.rdf, self.cdf] {
-            assert!((0.0..=1.0).contains(&f), "RIF/RDF/CDF must be in [0, 1]");
+    /// The missing-RM count CRM of rule 6: given, or ceil(TBE / Nrm).
+    pub fn crm(&self) -> u64 {
+        self.crm
+            .unwrap_or(self.tbe.div_ceil(u64::from(self.nrm.max(1))))
+            .max(1)
+    }
+
+    /// Refuses parameters the source rules cannot run with.
+    pub fn check(&self) -> Result<(), String> {
+        let numbers = [
+            self.pcr, self.mcr, self.icr, self.tcr, self.rif, self.rdf, self.cdf,
+        ];
+        if numbers.iter().any(|x| !x.is_finite()) {
+            return Err("rates and factors must be finite".into());
         }
+        if !(self.pcr > 0.0 && 0.0 <= self.mcr && self.mcr <= self.icr && self.icr <= self.pcr) {
+            return Err("rates need 0 <= MCR <= ICR <= PCR and PCR > 0".into());
+        }
+        if [self.rif, self.rdf, self.cdf]
+            .iter()
+            .any(|f| !(0.0..=1.0).contains(f))
+        {
+            return Err("RIF, RDF and CDF must be in [0, 1]".into());
+        }
+        if self.nrm < 2 || self.mrm < 1 || self.tbe == 0 || self.tcr <= 0.0 {
+            return Err("need Nrm >= 2, Mrm >= 1, TBE >= 1 and TCR > 0".into());
+        }
+        if self.crm == Some(0) {
+            return Err("CRM must be at least 1".into());
+        }
+        Ok(())
     }
 }
 
@@ -136,7 +167,9 @@ pub struct AbrSource {
 
 impl AbrSource {
     pub fn new(cfg: AbrConfig) -> AbrSource {
-        cfg.validate();
+        if let Err(why) = cfg.check() {
+            panic!("invalid ABR parameters: {why}");
+        }
         AbrSource {
             acr: cfg.icr,
             cfg,
@@ -265,7 +298,7 @@ impl AbrSource {
         }
         // Rule 6: too many FRMs unanswered means the feedback path is
         // broken or congested, so back off blind.
-        if self.frms_since_brm >= self.cfg.crm {
+        if self.frms_since_brm >= self.cfg.crm() {
             self.acr = (self.acr - self.acr * self.cfg.cdf).max(self.cfg.mcr);
         }
         self.last_frm = Some(now);
@@ -505,7 +538,7 @@ mod tests {
     #[test]
     fn abr_crm_unanswered_frms_cut_by_cdf() {
         let mut cfg = AbrConfig::new(PCR, MCR, ICR);
-        cfg.crm = 2;
+        cfg.crm = Some(2);
         let mut src = AbrSource::new(cfg);
         src.enqueue_cells(1000);
         let frm_ccr = |cells: &[(Time, CellKind)]| -> Vec<f64> {

@@ -15,6 +15,21 @@ pub const CELL_PAYLOAD: u32 = 48;
 /// Bits of one cell on the wire: cell rates and line rates convert by it.
 pub const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;
 
+/// Cell rates (cells/s) written in a scenario description as the line rate
+/// of the cells in bit/s (`*_bps` keys): all 53 bytes of each cell count.
+pub mod cell_rate_as_bps {
+    use super::CELL_BITS;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(cells_per_s: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(cells_per_s * CELL_BITS)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(f64::deserialize(d)? / CELL_BITS)
+    }
+}
+
 /// PTI bit 2: 0 = user data cell, 1 = OAM/RM/reserved (I.361 §2.2.4).
 const PTI_MANAGEMENT: u8 = 0b100;
 /// PTI bit 1 of a user data cell: explicit forward congestion indication.

@@ -13,16 +13,21 @@
 //!
 //! Units: all rates (link rate, CCR, ER, capacities) are in **cells per
 //! second** as `f64`; queue lengths in cells. VCs are dense `u32` indices
-//! (per-VC state is a `Vec` grown on demand).
+//! (per-VC state is a `Vec` grown on demand); as a link port (`net::port`,
+//! at the end of this file) the port indexes VCs by the VCI of their cells.
 
 use crate::engine::{Duration, Rate, Time};
+use crate::net::pdu::{Header, Pdu, RmDir};
+use crate::net::port::{Admit, Port, PortCx};
+use serde::{Deserialize, Serialize};
 
 /// Bits in one ATM cell on the wire.
-use super::cell::CELL_BITS;
+use super::cell::{CELL_BITS, CELL_BYTES};
 
 /// Where the per-VC current cell rate used for `VCShare` comes from
 /// (REFERENCE §1.4 lists both).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CcrSource {
     /// The CCR field of the VC's latest FRM cell.
     RmField,
@@ -30,15 +35,21 @@ pub enum CcrSource {
     Measured,
 }
 
-#[derive(Clone, Debug)]
+/// The port's parameters; in a scenario description, `links[].erica`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EricaConfig {
-    /// Output link rate available to all classes, cells/s.
+    /// Output link rate available to all classes, cells/s: the link's, not
+    /// part of the description.
+    #[serde(skip)]
     pub link_cells_per_s: f64,
     /// An interval ends after this many ABR input cells ...
     pub interval_cells: u64,
     /// ... or after this long, whichever comes first.
+    #[serde(rename = "interval_ps")]
     pub interval_time: Duration,
     /// Target ABR queueing delay T0; Q0 = T0 · ABR capacity.
+    #[serde(rename = "t0_ps")]
     pub t0: Duration,
     /// Curve parameter of the branch q > Q0 (queue above target).
     pub a: f64,
@@ -54,6 +65,7 @@ pub struct EricaConfig {
     /// Count a VC as active when its BRM passes during the interval, so
     /// VCs sending < 1 cell per interval are not missed. [R, default off]
     pub bidirectional_counting: bool,
+    #[serde(rename = "ccr")]
     pub ccr_source: CcrSource,
 }
 
@@ -74,6 +86,28 @@ impl EricaConfig {
             bidirectional_counting: false,
             ccr_source: CcrSource::RmField,
         }
+    }
+
+    /// Refuses parameters the algorithm cannot run with.
+    pub fn check(&self) -> Result<(), String> {
+        let ok = self.interval_cells > 0
+            && self.interval_time.ps() > 0
+            && self.a > 1.0
+            && self.b > 1.0
+            && (0.0..=1.0).contains(&self.qdlf)
+            && self.delta >= 0.0
+            && self.z_alpha > 0.0
+            && self.z_alpha <= 1.0;
+        if !ok {
+            return Err(
+                "need interval > 0, a > 1, b > 1, 0 <= QDLF <= 1, delta >= 0, 0 < z_alpha <= 1"
+                    .into(),
+            );
+        }
+        if !(self.link_cells_per_s > 0.0 && self.link_cells_per_s.is_finite()) {
+            return Err("ERICA+ needs a constant, positive link rate".into());
+        }
+        Ok(())
     }
 }
 
@@ -312,6 +346,59 @@ impl EricaPlus {
     /// Rate currently used as the VC's CCR, cells/s.
     pub fn ccr(&self, vc: u32) -> f64 {
         self.vcs.get(vc as usize).map_or(0.0, |s| s.ccr)
+    }
+}
+
+/// ERICA+ as a switch output port. Priority-0 PDUs are the higher-priority
+/// (VBR) load, counted in the cells they would fill; priority-1 cells of a
+/// VC are that VC's ABR input (FRMs also carry its CCR); anything else at
+/// priority 1 (BRMs of VCs flowing the other way, plain packets) loads the
+/// port without belonging to a VC controlled here.
+impl Port for EricaPlus {
+    fn ingress(&mut self, cx: &mut PortCx<'_>, p: &mut Pdu) -> Admit {
+        let now = cx.now;
+        if p.priority == 0 {
+            self.on_vbr_cells(now, u64::from(p.bytes.div_ceil(CELL_BYTES)));
+        } else {
+            match &p.header {
+                Header::Rm(h) if h.dir == RmDir::Backward => self.on_abr_transit_cell(now),
+                Header::Rm(h) => {
+                    self.on_frm(u32::from(h.vci), h.ccr);
+                    self.on_abr_input_cell(now, u32::from(h.vci));
+                }
+                Header::AtmCell(h) => self.on_abr_input_cell(now, u32::from(h.vci)),
+                _ => self.on_abr_transit_cell(now),
+            }
+        }
+        if self.end_interval_due(now) {
+            self.close_interval(cx);
+        }
+        Admit::Pass
+    }
+
+    fn backward(&mut self, _now: Time, p: &mut Pdu) {
+        if let Header::Rm(h) = &mut p.header {
+            h.er = self.on_brm(u32::from(h.vci), h.er);
+        }
+    }
+
+    fn poll_at(&self) -> Time {
+        self.interval_deadline()
+    }
+
+    fn poll(&mut self, cx: &mut PortCx<'_>) {
+        if self.end_interval_due(cx.now) {
+            self.close_interval(cx);
+        }
+    }
+}
+
+impl EricaPlus {
+    /// The queue-control function reads the ABR (priority-1) queue as the
+    /// interval closes.
+    fn close_interval(&mut self, cx: &PortCx<'_>) {
+        self.on_queue_length(cx.link.queue().packets_at(1));
+        self.end_interval(cx.now);
     }
 }
 

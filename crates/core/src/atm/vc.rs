@@ -23,7 +23,7 @@ use super::aal5::{frame_cell_header, Encapsulation, Reassembler};
 use super::abr::{AbrConfig, AbrDestination, AbrSource, CellKind, RmCell, RmDir};
 use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_BYTES};
 use crate::engine::Time;
-use crate::net::pdu::{Header, Pdu};
+use crate::net::pdu::{AgentAddr, Header, Pdu};
 use std::collections::VecDeque;
 
 /// Where the cells of a VC go: written into every cell it sends.
@@ -34,9 +34,9 @@ pub struct VcEnds {
     pub src_node: u32,
     pub dst_node: u32,
     /// Receiving agent at `dst_node` (data and FRM cells).
-    pub dst_agent: u32,
+    pub dst_agent: AgentAddr,
     /// Receiving agent at `src_node` (BRM cells).
-    pub src_agent: u32,
+    pub src_agent: AgentAddr,
     /// Queue priority of the cells; ABR is the low level below VBR.
     pub priority: u8,
 }
@@ -48,6 +48,8 @@ pub struct VcStats {
     pub packets_delivered: u64,
     /// Packets whose frame failed reassembly (a cell lost on the way).
     pub packets_lost: u64,
+    /// Packets refused at the source end: too large for one AAL5 frame.
+    pub packets_too_large: u64,
     /// FRMs turned around at the destination end.
     pub frms_turned_around: u64,
     /// Largest segmentation-buffer backlog, bytes of IP packets.
@@ -151,7 +153,8 @@ impl Vc {
             seq: 0,
             src_node: ends.dst_node,
             dst_node: ends.src_node,
-            dst_agent: ends.src_agent,
+            dst_agent: ends.src_agent.index,
+            dst_gen: ends.src_agent.gen,
             created: now,
             enqueued: now,
             priority: ends.priority,
@@ -179,13 +182,19 @@ impl Vc {
         self.buffered_bytes
     }
 
-    /// A packet from the layer above joins the segmentation buffer.
+    /// A packet from the layer above joins the segmentation buffer, unless
+    /// it is too large for one AAL5 frame: the 16-bit length would wrap and
+    /// every frame fail at the destination, so it is refused and counted.
     pub fn offer(&mut self, packet: Pdu) {
+        self.stats.packets_offered += 1;
+        if packet.bytes > self.encap.max_packet_bytes() {
+            self.stats.packets_too_large += 1;
+            return;
+        }
         if let Some(s) = self.source.as_mut() {
             s.enqueue_cells(u64::from(self.encap.cells(packet.bytes)));
         }
         self.buffered_bytes += u64::from(packet.bytes);
-        self.stats.packets_offered += 1;
         self.stats.max_buffered_bytes = self.stats.max_buffered_bytes.max(self.buffered_bytes);
         self.waiting.push_back(packet);
     }
@@ -196,14 +205,15 @@ impl Vc {
         self.source.as_ref().map_or(Time::NEVER, |s| s.poll_at())
     }
 
-    fn template(&self, now: Time, dst_node: u32, dst_agent: u32, src_node: u32) -> Pdu {
+    fn template(&self, now: Time, dst_node: u32, dst_agent: AgentAddr, src_node: u32) -> Pdu {
         Pdu {
             bytes: CELL_BYTES,
             flow: self.ends.flow,
             seq: self.stats.cells_sent,
             src_node,
             dst_node,
-            dst_agent,
+            dst_agent: dst_agent.index,
+            dst_gen: dst_agent.gen,
             created: now,
             enqueued: now,
             priority: self.ends.priority,
@@ -320,6 +330,16 @@ impl Vc {
         self.in_transit.len()
     }
 
+    /// Packets offered and neither delivered, lost, refused, waiting for
+    /// their cells to be sent nor in transit: zero unless the VC loses
+    /// packets without counting them.
+    pub fn packets_unaccounted(&self) -> i64 {
+        let s = &self.stats;
+        let held = (self.waiting.len() + self.in_transit.len()) as u64;
+        s.packets_offered as i64
+            - (s.packets_delivered + s.packets_lost + s.packets_too_large + held) as i64
+    }
+
     pub fn reassembly(&self) -> &super::aal5::ReassemblyStats {
         &self.reassembler.stats
     }
@@ -338,8 +358,8 @@ mod tests {
             flow: 7,
             src_node: 0,
             dst_node: 3,
-            dst_agent: 11,
-            src_agent: 10,
+            dst_agent: AgentAddr::fixed(11),
+            src_agent: AgentAddr::fixed(10),
             priority: 1,
         };
         Vc::new(
@@ -455,8 +475,8 @@ mod tests {
             flow: 8,
             src_node: 3,
             dst_node: 0,
-            dst_agent: 12,
-            src_agent: 13,
+            dst_agent: AgentAddr::fixed(12),
+            src_agent: AgentAddr::fixed(13),
             priority: 1,
         };
         let cfg = AbrConfig::new(PCR, 0.0, PCR / 10.0);
@@ -507,5 +527,17 @@ mod tests {
         let t1 = v.poll_at();
         v.emit(t1).unwrap();
         assert_eq!(v.poll_at().since(t1), Duration::from_secs_f64(1e-3));
+    }
+
+    #[test]
+    fn a_packet_too_large_for_one_frame_is_refused_and_counted() {
+        // 65528 B of IP + 8 B of LLC/SNAP: the 16-bit CPCS-SDU length
+        // would wrap, so no frame could carry it.
+        let mut v = Vc::ubr(0, 40, vc().ends, Encapsulation::LlcSnap);
+        v.offer(segment(0, 65_528));
+        v.offer(segment(1, 65_527));
+        assert_eq!(v.stats.packets_too_large, 1);
+        assert_eq!(v.buffered_bytes(), 65_527);
+        assert_eq!(v.packets_unaccounted(), 0);
     }
 }

@@ -7,7 +7,7 @@
 //! and its output for a given seed is fixed by the crate's portability promise.
 
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Exp1};
+use rand_distr::{Distribution, Exp1, Gamma, Poisson};
 use rand_pcg::Pcg64Mcg;
 
 pub struct RngStream {
@@ -58,6 +58,19 @@ impl RngStream {
     /// True with probability p.
     pub fn bernoulli(&mut self, p: f64) -> bool {
         p > 0.0 && self.uniform() < p
+    }
+
+    /// Poisson with the given mean (> 0).
+    pub fn poisson(&mut self, mean: f64) -> u64 {
+        let d = Poisson::new(mean).expect("a positive, finite Poisson mean");
+        d.sample(&mut self.rng) as u64
+    }
+
+    /// Gamma with integer shape `k` (> 0) and the given scale: the sum of
+    /// `k` exponentials with mean `scale`, drawn at once.
+    pub fn gamma(&mut self, k: u64, scale: f64) -> f64 {
+        let d = Gamma::new(k as f64, scale).expect("a positive shape and scale");
+        d.sample(&mut self.rng)
     }
 
     pub fn next_u64(&mut self) -> u64 {

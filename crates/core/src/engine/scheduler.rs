@@ -10,6 +10,13 @@
 //! records the new deadline; the heap entry already there fires early, sees
 //! the later deadline and re-inserts itself once. Moving it *earlier* pushes a
 //! new entry and the old one is recognised as stale by its generation number.
+//!
+//! The entry a `pop` returns stays at the top of the heap until the next
+//! heap operation: most events end with their component rescheduling
+//! itself, and that next entry then simply replaces the top (one sift down
+//! instead of a removal and an insertion). Entries are ordered by a unique
+//! (time, sequence) key, so the order of events does not depend on the
+//! shape of the heap.
 
 use super::time::Time;
 use std::cmp::{Ordering, Reverse};
@@ -55,6 +62,8 @@ pub struct Scheduler {
     heap: BinaryHeap<Reverse<Entry>>,
     slots: Vec<SlotState>,
     next_seq: u64,
+    /// The heap's top is the entry `pop` last returned, not yet removed.
+    popped_top: bool,
 }
 
 impl Scheduler {
@@ -89,12 +98,26 @@ impl Scheduler {
         }
         s.gen = s.gen.wrapping_add(1);
         s.heap_time = t.0;
-        self.heap.push(Reverse(Entry {
+        let e = Entry {
             time: t.0,
             seq,
             slot,
             gen: s.gen,
-        }));
+        };
+        if self.popped_top {
+            self.popped_top = false;
+            *self.heap.peek_mut().expect("the popped entry") = Reverse(e);
+        } else {
+            self.heap.push(Reverse(e));
+        }
+    }
+
+    /// Removes the entry `pop` returned, if it is still at the top.
+    fn drop_popped(&mut self) {
+        if self.popped_top {
+            self.popped_top = false;
+            self.heap.pop();
+        }
     }
 
     /// Schedules only when `t` differs from the pending wake-up: the common
@@ -118,27 +141,32 @@ impl Scheduler {
 
     /// Removes and returns the next due wake-up.
     pub fn pop(&mut self) -> Option<(Time, Slot)> {
-        while let Some(Reverse(e)) = self.heap.pop() {
+        self.drop_popped();
+        while let Some(&Reverse(e)) = self.heap.peek() {
             let s = &mut self.slots[e.slot as usize];
             if e.gen != s.gen {
-                continue; // superseded by an earlier request
+                self.heap.pop(); // superseded by an earlier request
+                continue;
             }
             s.heap_time = NONE;
             if s.deadline == NONE {
-                continue; // cancelled
+                self.heap.pop(); // cancelled
+                continue;
             }
             if s.deadline > e.time {
                 // Moved later since this entry was pushed: re-insert once.
                 s.heap_time = s.deadline;
-                self.heap.push(Reverse(Entry {
+                let later = Entry {
                     time: s.deadline,
                     seq: s.seq,
                     slot: e.slot,
                     gen: s.gen,
-                }));
+                };
+                *self.heap.peek_mut().expect("the entry just seen") = Reverse(later);
                 continue;
             }
             s.deadline = NONE;
+            self.popped_top = true;
             return Some((Time(e.time), e.slot));
         }
         None
@@ -146,6 +174,7 @@ impl Scheduler {
 
     /// Time of the next due wake-up, without removing it.
     pub fn peek_time(&mut self) -> Option<Time> {
+        self.drop_popped();
         // Settle stale and postponed entries so the top is a real wake-up.
         loop {
             let e = self.heap.peek()?.0;
@@ -175,7 +204,7 @@ impl Scheduler {
 
     /// Number of entries in the heap, live or stale (for memory checks).
     pub fn heap_len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.popped_top)
     }
 }
 

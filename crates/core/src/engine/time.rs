@@ -4,17 +4,25 @@
 //! adding float spacings for 10^8 cells drifts; u64 picoseconds cover 213
 //! days of simulated time, far beyond any study.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
 pub const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// An instant of simulated (or emulated) time, in picoseconds since start.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// In a scenario description it is the plain integer (keys ending `_ps`).
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
 pub struct Time(pub u64);
 
 /// A span of time in picoseconds.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(transparent)]
 pub struct Duration(pub u64);
 
 impl Time {

@@ -3,6 +3,102 @@
 //! piecewise-constant trace (optionally periodic).
 
 use crate::engine::{Duration, Rate, RngStream, Time};
+use serde::{Deserialize, Serialize};
+
+/// A link's capacity in a scenario description (`links[].capacity`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CapacityConfig {
+    Constant {
+        rate_bps: f64,
+    },
+    Markov {
+        rates_bps: [f64; 2],
+        mean_holding_ps: [Duration; 2],
+        #[serde(default)]
+        initial: usize,
+    },
+    Trace {
+        times_ps: Vec<Time>,
+        rates_bps: Vec<f64>,
+        #[serde(default)]
+        period_ps: Option<Duration>,
+    },
+}
+
+impl CapacityConfig {
+    /// Refuses a process that could not run: no positive rate, a trace not
+    /// starting at 0 or not increasing, a period not after the last change.
+    pub fn check(&self) -> Result<(), String> {
+        let rate_ok = |r: &f64| r.is_finite() && *r >= 0.0;
+        match self {
+            CapacityConfig::Constant { rate_bps } => {
+                if !(rate_bps.is_finite() && *rate_bps > 0.0) {
+                    return Err("rate must be positive".into());
+                }
+            }
+            CapacityConfig::Markov {
+                rates_bps,
+                mean_holding_ps,
+                initial,
+            } => {
+                let ok = *initial <= 1
+                    && rates_bps.iter().all(rate_ok)
+                    && rates_bps.iter().any(|r| *r > 0.0)
+                    && mean_holding_ps.iter().all(|d| d.ps() > 0);
+                if !ok {
+                    return Err("invalid Markov capacity".into());
+                }
+            }
+            CapacityConfig::Trace {
+                times_ps,
+                rates_bps,
+                period_ps,
+            } => {
+                let ok = !times_ps.is_empty()
+                    && times_ps.len() == rates_bps.len()
+                    && times_ps[0] == Time::ZERO
+                    && times_ps.windows(2).all(|w| w[0] < w[1])
+                    && rates_bps.iter().all(rate_ok)
+                    && rates_bps.iter().any(|r| *r > 0.0)
+                    && period_ps.is_none_or(|p| Time(p.ps()) > times_ps[times_ps.len() - 1]);
+                if !ok {
+                    return Err("invalid capacity trace".into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The process, drawing from `rng` if it is random.
+    pub fn build(&self, rng: RngStream) -> CapacityProcess {
+        match self {
+            CapacityConfig::Constant { rate_bps } => CapacityProcess::constant(*rate_bps),
+            CapacityConfig::Markov {
+                rates_bps,
+                mean_holding_ps,
+                initial,
+            } => CapacityProcess::markov(*rates_bps, *mean_holding_ps, *initial, rng),
+            CapacityConfig::Trace {
+                times_ps,
+                rates_bps,
+                period_ps,
+            } => CapacityProcess::trace(Trace {
+                times: times_ps.clone(),
+                rates: rates_bps.clone(),
+                period: *period_ps,
+            }),
+        }
+    }
+
+    /// The rate of a constant capacity, `None` if it varies.
+    pub fn constant_rate(&self) -> Option<f64> {
+        match self {
+            CapacityConfig::Constant { rate_bps } => Some(*rate_bps),
+            _ => None,
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Trace {

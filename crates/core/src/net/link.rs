@@ -83,6 +83,9 @@ pub struct Link {
     rate: Rate,
     next_change: Time,
     pub stats: LinkStats,
+    /// Flows of the PDUs lost to errors since the driver last took them
+    /// (`take_errored`): it books them per flow.
+    errored: Vec<u32>,
 }
 
 impl Link {
@@ -108,6 +111,7 @@ impl Link {
             rate,
             next_change,
             stats: LinkStats::default(),
+            errored: Vec::new(),
         }
     }
 
@@ -245,23 +249,33 @@ impl Link {
     }
 
     /// Books a finished transmission in the statistics.
-    fn book(&mut self, bytes: u32, priority: u8, delivered: bool) {
-        if delivered {
-            let level = (priority as usize).min(1);
-            self.stats.tx_packets += 1;
-            self.stats.tx_bytes += bytes as u64;
-            self.stats.tx_packets_by_priority[level] += 1;
-            self.stats.tx_bytes_by_priority[level] += bytes as u64;
-        } else {
-            self.stats.errors += 1;
+    /// `lost`: the flow of the PDU, when errors destroyed it.
+    #[inline]
+    fn book(&mut self, bytes: u32, priority: u8, lost: Option<u32>) {
+        match lost {
+            None => {
+                let level = (priority as usize).min(1);
+                self.stats.tx_packets += 1;
+                self.stats.tx_bytes += bytes as u64;
+                self.stats.tx_packets_by_priority[level] += 1;
+                self.stats.tx_bytes_by_priority[level] += bytes as u64;
+            }
+            Some(flow) => self.lost(flow),
         }
+    }
+
+    #[cold]
+    fn lost(&mut self, flow: u32) {
+        self.stats.errors += 1;
+        self.errored.push(flow);
     }
 
     fn finish_variable_rate_tx(&mut self, now: Time) {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
         self.stats.busy_ps += now.since(s.since).ps();
-        self.book(s.pdu.bytes, s.pdu.priority, s.delivered);
+        let lost = (!s.delivered).then_some(s.pdu.flow);
+        self.book(s.pdu.bytes, s.pdu.priority, lost);
         if s.delivered {
             self.line.push(now, s.pdu);
         }
@@ -270,12 +284,13 @@ impl Link {
 
     /// Books a fixed-rate transmission that has ended by `now`. Called
     /// before the link changes or its statistics are read.
+    #[inline]
     pub fn settle(&mut self, now: Time) {
         if let Some(c) = self.committed {
             if c.end <= now {
                 self.committed = None;
                 self.stats.busy_ps += c.end.since(c.started).ps();
-                self.book(c.bytes, c.priority, c.errored.is_none());
+                self.book(c.bytes, c.priority, c.errored.map(|p| p.flow));
                 let waiting = self.queue.packets() as f64;
                 self.stats.system_packets.set(c.end.ps(), waiting);
             }
@@ -346,6 +361,25 @@ impl Link {
             .queue_bytes
             .set(now.ps(), self.queue.bytes() as f64);
         self.stats.system_packets.set(now.ps(), (n + busy) as f64);
+    }
+
+    /// Whether PDUs were lost to errors since `take_errored` last ran.
+    #[inline]
+    pub fn has_errored(&self) -> bool {
+        !self.errored.is_empty()
+    }
+
+    /// PDUs lost to errors that `take_errored` has not taken yet.
+    pub fn pending_errors(&self) -> u64 {
+        self.errored.len() as u64
+    }
+
+    /// The flows of the PDUs lost to errors since the last call, one entry
+    /// per PDU (a PDU counts as lost once its last bit has left).
+    pub fn take_errored(&mut self, mut f: impl FnMut(u32)) {
+        for flow in self.errored.drain(..) {
+            f(flow);
+        }
     }
 
     /// Calls `f` for every PDU still inside the link (end-of-run accounting):

@@ -1,14 +1,20 @@
 //! Network primitives: the PDU, queue disciplines, links (transmitter,
-//! delay line, error model, capacity process) and nodes with static routes.
+//! delay line, error model, capacity process), nodes with static routes,
+//! the ports that sit at a link's input and the interfaces that attach a
+//! host to the network.
 
 pub mod capacity;
 pub mod delay_line;
 pub mod error_model;
+pub mod iface;
 pub mod link;
 pub mod node;
 pub mod pdu;
+pub mod port;
 pub mod queue;
 
+pub use iface::{Iface, Outbox, Via};
 pub use link::Link;
 pub use node::{Next, Node};
-pub use pdu::{Header, Pdu};
+pub use pdu::{AgentAddr, Header, Pdu};
+pub use port::{Admit, Port, PortCx};

@@ -1,4 +1,9 @@
 //! A node forwards PDUs by static routes: destination node → outgoing link.
+//!
+//! A small network keeps a node's routes as a table indexed by destination
+//! (one load per hop); a large one keeps only the routes a node has, sorted
+//! (a table per node would grow with the square of the nodes: 30 000 nodes
+//! would need 3.6 GB).
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Next {
@@ -9,31 +14,56 @@ pub enum Next {
     Unroutable,
 }
 
+/// Networks up to this many nodes index routes by destination.
+const DENSE_NODES: usize = 1024;
+const NO_ROUTE: u32 = u32::MAX;
+
+enum Routes {
+    /// `table[dst]` = outgoing link towards `dst`, `NO_ROUTE` if none.
+    Dense(Vec<u32>),
+    /// (destination, link), sorted by destination.
+    Sparse(Vec<(u32, u32)>),
+}
+
 pub struct Node {
     pub id: u32,
-    /// `routes[dst]` = outgoing link towards node `dst`.
-    routes: Vec<Option<u32>>,
+    routes: Routes,
 }
 
 impl Node {
     pub fn new(id: u32, n_nodes: usize) -> Node {
-        Node {
-            id,
-            routes: vec![None; n_nodes],
-        }
+        let routes = if n_nodes <= DENSE_NODES {
+            Routes::Dense(vec![NO_ROUTE; n_nodes])
+        } else {
+            Routes::Sparse(Vec::new())
+        };
+        Node { id, routes }
     }
 
     pub fn set_route(&mut self, dst: u32, link: u32) {
-        self.routes[dst as usize] = Some(link);
+        match &mut self.routes {
+            Routes::Dense(table) => table[dst as usize] = link,
+            Routes::Sparse(pairs) => match pairs.binary_search_by_key(&dst, |&(d, _)| d) {
+                Ok(i) => pairs[i].1 = link,
+                Err(i) => pairs.insert(i, (dst, link)),
+            },
+        }
     }
 
     pub fn next_hop(&self, dst: u32) -> Next {
         if dst == self.id {
             return Next::Local;
         }
-        match self.routes.get(dst as usize).copied().flatten() {
-            Some(l) => Next::Link(l),
-            None => Next::Unroutable,
+        let link = match &self.routes {
+            Routes::Dense(table) => table.get(dst as usize).copied().unwrap_or(NO_ROUTE),
+            Routes::Sparse(pairs) => pairs
+                .binary_search_by_key(&dst, |&(d, _)| d)
+                .map_or(NO_ROUTE, |i| pairs[i].1),
+        };
+        if link == NO_ROUTE {
+            Next::Unroutable
+        } else {
+            Next::Link(link)
         }
     }
 }
@@ -44,10 +74,14 @@ mod tests {
 
     #[test]
     fn routes_and_local_delivery() {
-        let mut n = Node::new(1, 3);
-        n.set_route(2, 5);
-        assert_eq!(n.next_hop(1), Next::Local);
-        assert_eq!(n.next_hop(2), Next::Link(5));
-        assert_eq!(n.next_hop(0), Next::Unroutable);
+        for n in [3, 5000] {
+            let mut node = Node::new(1, n);
+            node.set_route(2, 5);
+            assert_eq!(node.next_hop(1), Next::Local);
+            assert_eq!(node.next_hop(2), Next::Link(5));
+            assert_eq!(node.next_hop(0), Next::Unroutable);
+            node.set_route(2, 6);
+            assert_eq!(node.next_hop(2), Next::Link(6), "{n} nodes");
+        }
     }
 }

@@ -97,6 +97,25 @@ pub enum Header {
     Rm(RmHeader),
 }
 
+/// The receiving endpoint (agent) of a PDU at its destination node: an
+/// index into the world's agents and the generation of that index. Agents
+/// created during a run (flows that start and end) reuse the indices of
+/// released ones; a PDU still in flight when its receiver was released
+/// carries the old generation and is discarded on arrival rather than
+/// handed to the newer agent.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentAddr {
+    pub index: u32,
+    pub gen: u16,
+}
+
+impl AgentAddr {
+    /// An agent of the description, created before the run: generation 0.
+    pub fn fixed(index: u32) -> AgentAddr {
+        AgentAddr { index, gen: 0 }
+    }
+}
+
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Pdu {
     /// Size on the wire, all headers included.
@@ -107,8 +126,10 @@ pub struct Pdu {
     pub seq: u64,
     pub src_node: u32,
     pub dst_node: u32,
-    /// Receiving endpoint at `dst_node` (a sink, a TCP socket...).
+    /// Receiving endpoint at `dst_node` (a sink, a TCP socket...) and its
+    /// generation (`AgentAddr`); two fields so the PDU keeps its size.
     pub dst_agent: u32,
+    pub dst_gen: u16,
     pub created: Time,
     /// When the PDU entered its current queue; scratch for wait statistics.
     pub enqueued: Time,
@@ -119,15 +140,32 @@ pub struct Pdu {
     pub header: Header,
 }
 
+impl Pdu {
+    pub fn agent(&self) -> AgentAddr {
+        AgentAddr {
+            index: self.dst_agent,
+            gen: self.dst_gen,
+        }
+    }
+
+    /// Feedback travelling back towards a traffic source (an ABR backward
+    /// RM cell): the ports of the links that carry that source's traffic
+    /// forward see it on its way (`net::port`).
+    pub fn is_feedback(&self) -> bool {
+        matches!(&self.header, Header::Rm(h) if h.dir == RmDir::Backward)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn pdu_stays_small() {
-        // Hot-path moves copy the PDU: keep it within two cache lines.
+        // Hot-path moves copy the PDU (delay lines hold ~10^5 of them):
+        // keep it at 96 bytes, within two cache lines.
         assert!(
-            std::mem::size_of::<Pdu>() <= 128,
+            std::mem::size_of::<Pdu>() <= 96,
             "{}",
             std::mem::size_of::<Pdu>()
         );

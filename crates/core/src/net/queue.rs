@@ -10,9 +10,13 @@
 //! Occupancy counts units waiting, not the one in transmission.
 
 use super::pdu::Pdu;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// A queue limit; in a scenario description `{"packets": n}` or
+/// `{"bytes": n}`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Limit {
     Packets(u64),
     Bytes(u64),
@@ -84,7 +88,8 @@ pub struct DropTail {
     limit: Limit,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LevelConfig {
     pub limit: Limit,
     pub clp_threshold: Limit,
@@ -94,6 +99,23 @@ pub struct LevelConfig {
 pub struct TwoPriority {
     fifos: [Fifo; 2],
     config: [LevelConfig; 2],
+}
+
+/// A queue in a scenario description (`links[].queue`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueConfig {
+    Droptail { limit: Limit },
+    Priority { high: LevelConfig, low: LevelConfig },
+}
+
+impl QueueConfig {
+    pub fn build(&self) -> Queue {
+        match *self {
+            QueueConfig::Droptail { limit } => Queue::drop_tail(limit),
+            QueueConfig::Priority { high, low } => Queue::two_priority(high, low),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -2,13 +2,15 @@
 //!
 //! The description is the normalised JSON that the Python layer produces
 //! after validation (docs/scenario.md); here it is only checked for internal
-//! consistency, never re-validated for the user.
+//! consistency, never re-validated for the user. `builder` writes
+//! descriptions in Rust, for tests and benchmarks.
 
+pub mod builder;
 pub mod description;
-pub mod probe;
 pub mod summary;
 pub mod world;
 
+pub use builder::ScenarioBuilder;
 pub use description::Description;
 pub use world::{StopReason, World};
 

@@ -18,9 +18,11 @@ pub mod socket;
 pub use socket::{Endpoint, TcpSocket, TcpStats};
 
 use crate::engine::Duration;
+use serde::{Deserialize, Serialize};
 
 /// Loss recovery.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Retransmission timer only: no fast retransmit (as the ABR study ran).
     Tahoe,
@@ -33,6 +35,7 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// The variant named as in a scenario ("tahoe", "reno", "newreno", "sack").
     pub fn parse(s: &str) -> Option<Variant> {
         Some(match s {
             "tahoe" => Variant::Tahoe,
@@ -44,40 +47,66 @@ impl Variant {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A connection's parameters (both ends use the same). In a scenario
+/// description they are the keys of a `tcp[]` entry, named with their units.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TcpConfig {
     pub variant: Variant,
     /// Maximum segment size: payload bytes per segment.
+    #[serde(rename = "mss_bytes")]
     pub mss: u32,
     /// TCP/IP header bytes on every segment.
+    #[serde(rename = "header_bytes")]
     pub header: u32,
     pub initial_window_segments: u32,
     /// Appropriate Byte Counting limit L in segments (RFC 3465 §2.2): slow
     /// start grows cwnd by the bytes acknowledged, at most L·SMSS per ACK.
     /// 2 (RFC 3465) doubles cwnd per RTT even with delayed ACKs; 1 is RFC
     /// 5681's conservative min(N, SMSS).
+    #[serde(default = "abc_limit_default")]
     pub abc_limit_segments: u32,
     /// None = unlimited (the window decides).
+    #[serde(rename = "initial_ssthresh_bytes", default)]
     pub initial_ssthresh: Option<u64>,
+    #[serde(rename = "min_rto_ps")]
     pub min_rto: Duration,
+    #[serde(rename = "initial_rto_ps")]
     pub initial_rto: Duration,
+    #[serde(rename = "max_rto_ps")]
     pub max_rto: Duration,
+    #[serde(rename = "granularity_ps")]
     pub granularity: Duration,
     pub delayed_ack: bool,
+    #[serde(rename = "delayed_ack_ps")]
     pub delayed_ack_timeout: Duration,
     /// RFC 3042: new data on the first two duplicate ACKs.
+    #[serde(default = "yes")]
     pub limited_transmit: bool,
     /// RFC 5681 §4.1: back to the initial window after an idle period
     /// longer than the RTO (some stacks of the 1990s did not).
+    #[serde(default = "yes")]
     pub restart_after_idle: bool,
     pub window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
+    #[serde(rename = "send_buffer_bytes")]
     pub send_buffer: u64,
     /// The window the receiver advertises (less data held out of order).
+    #[serde(rename = "receive_buffer_bytes")]
     pub receive_buffer: u64,
     pub handshake: bool,
+    /// Queue priority (0 high, 1 low) and loss priority of the segments.
+    #[serde(default)]
     pub priority: u8,
+    #[serde(default)]
     pub clp: u8,
+}
+
+fn abc_limit_default() -> u32 {
+    2
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl TcpConfig {
@@ -101,6 +130,27 @@ impl TcpConfig {
             s += 1;
         }
         s
+    }
+
+    /// Refuses parameters a connection cannot run with.
+    pub fn check(&self) -> Result<(), String> {
+        let mss = u64::from(self.mss);
+        if self.mss == 0 || self.send_buffer < mss || self.receive_buffer < mss {
+            return Err("mss and buffers must hold at least one segment".into());
+        }
+        if u64::from(self.mss) + u64::from(self.header) > 65_535 {
+            return Err("mss + header must fit an IP datagram (65535 B)".into());
+        }
+        if self.initial_window_segments == 0 || self.abc_limit_segments == 0 {
+            return Err("initial window and ABC limit must be at least one segment".into());
+        }
+        if self.max_rto < self.min_rto || self.min_rto.ps() == 0 || self.granularity.ps() == 0 {
+            return Err("need 0 < min_rto <= max_rto and a positive clock granularity".into());
+        }
+        if self.priority > 1 || self.clp > 1 {
+            return Err("priority and clp are 0 or 1".into());
+        }
+        Ok(())
     }
 
     /// A configuration for tests and examples: NewReno, MSS 1460, 40-byte

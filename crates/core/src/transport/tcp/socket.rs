@@ -31,15 +31,15 @@ use super::scoreboard::Scoreboard;
 use super::seq::{unwrap, wire};
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, Time, Timer};
-use crate::net::pdu::{Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
 /// Where a socket sits and where its segments go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub node: u32,
     pub peer_node: u32,
-    /// The agent index of the peer socket at its node.
-    pub peer_agent: u32,
+    /// The peer socket's agent at its node.
+    pub peer_agent: AgentAddr,
     /// Flow id stamped on outgoing segments (per-direction drop accounting).
     pub flow: u32,
 }
@@ -736,7 +736,8 @@ impl TcpSocket {
             seq: seq / self.cfg.mss.max(1) as u64,
             src_node: self.endpoint.node,
             dst_node: self.endpoint.peer_node,
-            dst_agent: self.endpoint.peer_agent,
+            dst_agent: self.endpoint.peer_agent.index,
+            dst_gen: self.endpoint.peer_agent.gen,
             created: now,
             enqueued: now,
             priority: self.cfg.priority,
@@ -771,7 +772,7 @@ mod tests {
             let e = |node, peer, flow| Endpoint {
                 node,
                 peer_node: peer,
-                peer_agent: peer,
+                peer_agent: AgentAddr::fixed(peer),
                 flow,
             };
             Pair {

@@ -1,0 +1,248 @@
+//! Links: the `links` section, how a link is built from it (queue, capacity
+//! process, error model, propagation delay, the port at its input), its
+//! summary keys (`links.NAME.*`) and its probe metrics.
+
+use super::build::{at, checked, Builder, Names};
+use super::ports::PortKind;
+use super::probes::ProbeMemory;
+use super::{Owner, World};
+use crate::atm::erica::EricaConfig;
+use crate::engine::{Duration, RngStream, Time};
+use crate::net::capacity::CapacityConfig;
+use crate::net::error_model::ErrorModel;
+use crate::net::queue::QueueConfig;
+use crate::net::{Link, Node};
+use crate::scenario::summary::{num, put, rate, Summary, PS};
+use crate::scenario::BuildError;
+use serde::{Deserialize, Serialize};
+
+/// A `links[]` entry: one direction of a link.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDesc {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub delay_ps: Duration,
+    /// Bit error rate, applied per bit of each PDU.
+    #[serde(default)]
+    pub ber: f64,
+    /// Probability that a PDU is lost, whatever its size.
+    #[serde(default)]
+    pub loss: f64,
+    pub queue: QueueConfig,
+    pub capacity: CapacityConfig,
+    /// Runs ERICA+ at this link's output port (an ATM switch port).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub erica: Option<EricaConfig>,
+}
+
+impl LinkDesc {
+    pub fn check(&self) -> Result<(), String> {
+        for (what, p) in [("ber", self.ber), ("loss", self.loss)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("{what} is a probability in [0, 1]"));
+            }
+        }
+        self.capacity.check()
+    }
+
+    /// The link from node `from` to node `to`; its random processes draw
+    /// from streams named after the link.
+    pub fn build(&self, from: u32, to: u32, seed: u64) -> Result<Link, String> {
+        self.check()?;
+        let at = format!("links.{}", self.name);
+        let capacity = self
+            .capacity
+            .build(RngStream::new(seed, &format!("{at}.capacity")));
+        let errors = ErrorModel::new(
+            self.ber,
+            self.loss,
+            RngStream::new(seed, &format!("{at}.errors")),
+        );
+        Ok(Link::new(
+            from,
+            to,
+            self.queue.build(),
+            capacity,
+            errors,
+            self.delay_ps,
+        ))
+    }
+
+    /// The port at the link's input, if the entry configures one.
+    pub fn port(&self) -> Result<Option<PortKind>, String> {
+        PortKind::build(self)
+    }
+}
+
+/// Probe metrics of a link; those of its port follow (`PortKind::METRICS`).
+pub const METRICS: &[&str] = &[
+    "queue_packets",
+    "queue_bytes",
+    "capacity_bps",
+    "throughput_bps",
+    "drops",
+    "queue_high_packets",
+    "queue_low_packets",
+    "throughput_high_bps",
+    "throughput_low_bps",
+];
+
+/// The value of link metric `metric` (an index into `METRICS`, then into
+/// the port's) of link `l` now.
+pub fn sample(w: &mut World, l: usize, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
+    let now = w.now;
+    if metric >= METRICS.len() {
+        return match &w.net.ports[l] {
+            Some(port) => port.sample(metric - METRICS.len()),
+            None => f64::NAN,
+        };
+    }
+    let link = &mut w.net.links[l];
+    match METRICS[metric] {
+        "queue_packets" => link.queue().packets() as f64,
+        "queue_bytes" => link.queue().bytes() as f64,
+        "capacity_bps" => link.rate().bps,
+        "throughput_bps" => {
+            link.settle(now);
+            mem.per_interval(link.tx_bits_at(now), dt)
+        }
+        "drops" => (link.stats.drops + link.stats.drops_clp) as f64,
+        "queue_high_packets" => link.queue().packets_at(0) as f64,
+        "queue_low_packets" => link.queue().packets_at(1) as f64,
+        "throughput_high_bps" => level_rate(link, 0, now, mem, dt),
+        _ => level_rate(link, 1, now, mem, dt),
+    }
+}
+
+fn level_rate(link: &mut Link, level: usize, now: Time, mem: &mut ProbeMemory, dt: f64) -> f64 {
+    link.settle(now);
+    mem.per_interval(link.stats.tx_bytes_by_priority[level] as f64 * 8.0, dt)
+}
+
+/// `links.NAME.*` of every link, and of the port at its input.
+pub fn summarise(w: &World, s: &mut Summary) {
+    for (i, name) in w.net.link_names.iter().enumerate() {
+        let link = &w.net.links[i];
+        let p = format!("links.{name}.");
+        link_keys(link, w.now, s, &p);
+        if let Some(port) = &w.net.ports[i] {
+            port.summarise(s, &p);
+        }
+    }
+}
+
+fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
+    let end = now.ps();
+    let elapsed_s = now.as_secs_f64();
+    let st = &link.stats;
+    let key = |k: &str| format!("{p}{k}");
+    put(s, key("arrivals"), st.arrivals);
+    put(s, key("tx_packets"), st.tx_packets);
+    put(s, key("tx_bytes"), st.tx_bytes);
+    put(s, key("drops"), st.drops);
+    put(s, key("drops_clp"), st.drops_clp);
+    put(s, key("errors"), st.errors);
+    let util = if end > 0 {
+        link.busy_ps_at(now) as f64 / end as f64
+    } else {
+        f64::NAN
+    };
+    put(s, key("utilisation"), num(util));
+    put(
+        s,
+        key("throughput_bps"),
+        num(link.tx_bits_at(now) / elapsed_s),
+    );
+    put(
+        s,
+        key("queue_mean_packets"),
+        num(st.queue_packets.mean(end)),
+    );
+    put(s, key("queue_max_packets"), num(st.queue_packets.max()));
+    put(s, key("queue_mean_bytes"), num(st.queue_bytes.mean(end)));
+    put(s, key("queue_max_bytes"), num(st.queue_bytes.max()));
+    put(
+        s,
+        key("system_mean_packets"),
+        num(st.system_packets.mean(end)),
+    );
+    put(s, key("wait_mean_s"), num(st.wait.summary.mean() * PS));
+    put(s, key("wait_p50_s"), num(st.wait.quantile(0.5) * PS));
+    put(s, key("wait_p99_s"), num(st.wait.quantile(0.99) * PS));
+    let max = if st.wait.count() > 0 {
+        st.wait.summary.max * PS
+    } else {
+        f64::NAN
+    };
+    put(s, key("wait_max_s"), num(max));
+    for (level, class) in ["high", "low"].iter().enumerate() {
+        let bytes = st.tx_bytes_by_priority[level];
+        put(
+            s,
+            key(&format!("tx_packets_{class}")),
+            st.tx_packets_by_priority[level],
+        );
+        put(s, key(&format!("tx_bytes_{class}")), bytes);
+        put(
+            s,
+            key(&format!("throughput_{class}_bps")),
+            num(rate(bytes, elapsed_s)),
+        );
+        put(
+            s,
+            key(&format!("queue_max_{class}_packets")),
+            st.queue_max_by_priority[level],
+        );
+    }
+}
+
+impl Builder<'_> {
+    /// The nodes, every link with its port, and the sampler's slot.
+    pub(super) fn links(&mut self) -> Result<(), BuildError> {
+        let d = self.d;
+        let w = &mut self.w;
+        w.net.node_names = d.nodes.iter().map(|n| n.name.clone()).collect();
+        w.net.nodes = (0..d.nodes.len())
+            .map(|i| Node::new(i as u32, d.nodes.len()))
+            .collect();
+        for (i, l) in d.links.iter().enumerate() {
+            let at = at("links", &l.name);
+            let from = self.node(&l.from, &at)?;
+            let to = self.node(&l.to, &at)?;
+            let link = checked(l.build(from, to, d.seed), &at)?;
+            let port = checked(l.port(), &at)?;
+            let w = &mut self.w;
+            w.net.links.push(link);
+            w.net.link_names.push(l.name.clone());
+            let slot = w.alloc_slot(Owner::Link(i as u32));
+            w.net.link_slots.push(slot);
+            let port_slot = match &port {
+                Some(_) => w.alloc_slot(Owner::Port(i as u32)),
+                None => 0,
+            };
+            w.net.ports.push(port);
+            w.net.port_slots.push(port_slot);
+        }
+        self.w.sample_slot = self.w.alloc_slot(Owner::Sampler);
+        Ok(())
+    }
+
+    /// Every node's next hop towards each destination it routes to.
+    pub(super) fn routes(&mut self) -> Result<(), BuildError> {
+        let link_ix = Names::of(self.d.links.iter().map(|l| l.name.as_str()));
+        for (i, n) in self.d.nodes.iter().enumerate() {
+            for (dst, via) in &n.routes {
+                let at = format!("nodes.{}.routes.{}", n.name, dst);
+                let dst = self.node(dst, &at)?;
+                let via = link_ix.find("link", via, &at)?;
+                if self.w.net.links[via as usize].from != i as u32 {
+                    return Err(BuildError(format!("{at}: link does not leave this node")));
+                }
+                self.w.net.nodes[i].set_route(dst, via);
+            }
+        }
+        Ok(())
+    }
+}

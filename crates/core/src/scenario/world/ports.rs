@@ -1,0 +1,252 @@
+//! The ports that may sit at a link's input (`net::port`), one enum arm per
+//! kind: how each is built from its link's entry, its summary keys (under
+//! the link's) and its probe metrics (after the link's own).
+
+use super::links::LinkDesc;
+use crate::atm::cell::CELL_BITS;
+use crate::atm::erica::EricaPlus;
+use crate::engine::Time;
+use crate::net::port::{Admit, Port, PortCx};
+use crate::net::Pdu;
+use crate::scenario::summary::{num, put, Summary};
+
+pub enum PortKind {
+    /// ERICA+ explicit-rate allocation at an ATM switch output port.
+    Erica(Box<EricaPlus>),
+    /// A port written in a test, given to the world with `set_port`; test
+    /// builds only, so that the ports of a run dispatch without it.
+    #[cfg(test)]
+    Test(Box<dyn Port + Send + Sync>),
+}
+
+impl PortKind {
+    /// Probe metrics of ports, numbered after the link's own.
+    pub const METRICS: &'static [&'static str] = &[
+        "erica_fair_share_bps",
+        "erica_abr_capacity_bps",
+        "erica_load_factor",
+    ];
+
+    /// The port a link entry configures, if any.
+    pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, String> {
+        let Some(cfg) = &d.erica else {
+            return Ok(None);
+        };
+        let Some(rate_bps) = d.capacity.constant_rate() else {
+            return Err("erica: ERICA+ needs a constant-rate link".into());
+        };
+        let mut cfg = cfg.clone();
+        cfg.link_cells_per_s = rate_bps / CELL_BITS;
+        cfg.check().map_err(|e| format!("erica: {e}"))?;
+        Ok(Some(PortKind::Erica(Box::new(EricaPlus::new(
+            cfg,
+            Time::ZERO,
+        )))))
+    }
+
+    /// Its keys, under its link's prefix `p` (`links.NAME.`).
+    pub fn summarise(&self, s: &mut Summary, p: &str) {
+        match self {
+            PortKind::Erica(e) => {
+                put(s, format!("{p}erica.intervals"), e.intervals());
+                put(s, format!("{p}erica.n_active"), e.n_active());
+                put(s, format!("{p}erica.load_factor"), num(e.load_factor()));
+                put(
+                    s,
+                    format!("{p}erica.fair_share_bps"),
+                    num(e.fair_share() * CELL_BITS),
+                );
+                put(
+                    s,
+                    format!("{p}erica.abr_capacity_bps"),
+                    num(e.abr_capacity() * CELL_BITS),
+                );
+            }
+            #[cfg(test)]
+            PortKind::Test(_) => {}
+        }
+    }
+
+    /// Port metric `metric` (an index into `METRICS`); NaN for a metric
+    /// another kind of port has.
+    pub fn sample(&self, metric: usize) -> f64 {
+        match self {
+            PortKind::Erica(e) => match PortKind::METRICS[metric] {
+                "erica_fair_share_bps" => e.fair_share() * CELL_BITS,
+                "erica_abr_capacity_bps" => e.abr_capacity() * CELL_BITS,
+                _ => e.load_factor(),
+            },
+            #[cfg(test)]
+            PortKind::Test(_) => f64::NAN,
+        }
+    }
+}
+
+impl Port for PortKind {
+    fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+        match self {
+            PortKind::Erica(e) => e.ingress(cx, pdu),
+            #[cfg(test)]
+            PortKind::Test(p) => p.ingress(cx, pdu),
+        }
+    }
+
+    fn backward(&mut self, now: Time, pdu: &mut Pdu) {
+        match self {
+            PortKind::Erica(e) => e.backward(now, pdu),
+            #[cfg(test)]
+            PortKind::Test(p) => p.backward(now, pdu),
+        }
+    }
+
+    fn poll_at(&self) -> Time {
+        match self {
+            PortKind::Erica(e) => e.poll_at(),
+            #[cfg(test)]
+            PortKind::Test(p) => p.poll_at(),
+        }
+    }
+
+    fn poll(&mut self, cx: &mut PortCx<'_>) {
+        match self {
+            PortKind::Erica(e) => e.poll(cx),
+            #[cfg(test)]
+            PortKind::Test(p) => p.poll(cx),
+        }
+    }
+
+    fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+        match self {
+            PortKind::Erica(e) => e.for_each_held(f),
+            #[cfg(test)]
+            PortKind::Test(p) => p.for_each_held(f),
+        }
+    }
+}
+
+/// The port hook exercised with a port written here: a spacer that holds
+/// PDUs and releases them into its link one per fixed gap, discarding
+/// arrivals to a full buffer (the shape of a peak-rate controller). The
+/// world must release held PDUs at the port's times, count the discarded
+/// ones as dropped, and count held ones as still in flight.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Duration;
+    use crate::scenario::world::{Owner, World};
+    use crate::scenario::{summary, ScenarioBuilder};
+    use std::collections::VecDeque;
+
+    struct Spacer {
+        gap: Duration,
+        limit: usize,
+        held: VecDeque<Pdu>,
+        next: Time,
+    }
+
+    impl Port for Spacer {
+        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+            if self.held.len() >= self.limit {
+                return Admit::Drop;
+            }
+            self.held.push_back(*pdu);
+            Admit::Hold
+        }
+
+        fn poll_at(&self) -> Time {
+            if self.held.is_empty() {
+                Time::NEVER
+            } else {
+                self.next
+            }
+        }
+
+        fn poll(&mut self, cx: &mut PortCx<'_>) {
+            if cx.now >= self.next {
+                if let Some(p) = self.held.pop_front() {
+                    cx.release.push(p);
+                    self.next = cx.now + self.gap;
+                }
+            }
+        }
+
+        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+            self.held.iter().for_each(f);
+        }
+    }
+
+    /// Puts `port` at the input of link `l`, with its timer.
+    fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
+        w.net.port_slots[l] = w.alloc_slot(Owner::Port(l as u32));
+        let t = port.poll_at();
+        w.net.ports[l] = Some(PortKind::Test(port));
+        w.sched.schedule(w.net.port_slots[l], t);
+    }
+
+    #[test]
+    fn held_pdus_leave_at_the_ports_pace_and_discards_are_counted() {
+        // 1000-byte packets every 4 ms into a spacer that lets one through
+        // every 8 ms: half are discarded once its 10 places are full.
+        let d = ScenarioBuilder::new("spaced", 10.0)
+            .host("a")
+            .host("b")
+            .link("ab", "a", "b", 10e6, 0.0)
+            .sink("rx", "b")
+            .cbr("c", "a", "rx", 2e6, 1000)
+            .probe("rate", "sink", "rx", "throughput_bps")
+            .build();
+        let mut w = World::build(&d).unwrap();
+        let spacer = Spacer {
+            gap: Duration::from_millis(8),
+            limit: 10,
+            held: VecDeque::new(),
+            next: Time::ZERO,
+        };
+        set_port(&mut w, 0, Box::new(spacer));
+        w.run();
+        let s = summary::summarise(&w);
+        let get = |k: &str| s[&format!("flows.c.{k}")].as_u64().unwrap();
+        assert_eq!(get("sent_packets"), 2500);
+        // One release per 8 ms over 10 s, the last still on the wire.
+        let received = get("received_packets");
+        assert!((1249..=1250).contains(&received), "{received}");
+        assert_eq!(
+            get("sent_packets"),
+            received + get("dropped_packets") + get("in_flight_packets")
+        );
+        assert!(
+            get("in_flight_packets") >= 10,
+            "the spacer's buffer counts as in flight"
+        );
+        // Released one per 8 ms: 1 Mb/s at the sink in every full interval.
+        let rate = &w.probes[0].series.values;
+        assert!(rate[5..].iter().all(|r| (r - 1e6).abs() < 1e5), "{rate:?}");
+    }
+
+    /// A port that says it holds what it actually forgets: the run must
+    /// say that PDUs went missing.
+    struct Forgetful;
+
+    impl Port for Forgetful {
+        fn ingress(&mut self, _cx: &mut PortCx<'_>, _pdu: &mut Pdu) -> Admit {
+            Admit::Hold
+        }
+    }
+
+    #[test]
+    fn a_pdu_lost_without_being_counted_shows_in_the_summary() {
+        let d = ScenarioBuilder::new("leaky", 1.0)
+            .host("a")
+            .host("b")
+            .link("ab", "a", "b", 10e6, 0.0)
+            .sink("rx", "b")
+            .cbr("c", "a", "rx", 1e6, 1000)
+            .build();
+        let mut w = World::build(&d).unwrap();
+        set_port(&mut w, 0, Box::new(Forgetful));
+        w.run();
+        let s = summary::summarise(&w);
+        assert_eq!(s["run.pdus_sent"].as_i64(), Some(125));
+        assert_eq!(s["run.pdus_unaccounted"].as_i64(), Some(125));
+    }
+}

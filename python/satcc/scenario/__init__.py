@@ -1,0 +1,213 @@
+"""Scenarios: load, edit and validate a scenario into the normalised description.
+
+A scenario (TOML file or Python dict, see docs/scenario.md) is kept raw so it
+can be edited and written back; validate() turns it into the normalised
+description, plain JSON-able data in SI base units that the Rust core takes and
+run keys hash. Validation has three stages: pydantic models check structure,
+types and units; cross-reference checks find dangling names and inconsistent
+values; routing resolves every source's path and both directions of every TCP
+connection. The first refusal is raised as a ScenarioError naming the file, the
+key path and the reason.
+
+The format is one module per top-level section (run.py, nodes.py, links.py,
+sources.py, sinks.py, tcp.py, udp_rr.py, probes.py; ATM sub-tables in atm.py),
+each declaring its table models, its checks and a Section; sections.py lists
+them in order and validation.py runs the stages over that list. A table's
+entry in the description is generated from its model's fields
+(description.py), so adding a section is its module plus one registry line.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from satcc.units import describe_value
+
+from . import validation
+from .errors import ScenarioError, join_path
+from .toml_writer import to_toml
+
+__all__ = ["Scenario", "ScenarioError", "load", "normalised_json"]
+
+
+# No scenario goes deeper than a handful of levels (links.sat.queue.limit is
+# four); far beyond that, a file or dict is a mistake, or refers to itself, and
+# walking it (tomllib, copy.deepcopy, pydantic, json) would exhaust Python's
+# stack with a RecursionError instead of saying what is wrong.
+MAX_DEPTH = 32
+_TOO_DEEP = f"nested too deeply (more than {MAX_DEPTH} levels of tables and lists)"
+
+
+def _not_text(text: str) -> bool:
+    # A lone surrogate: Python's stand-in for bytes that are not UTF-8 in
+    # argv (--set) or file names; pydantic and the core cannot hold one.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+_NOT_TEXT = "is not valid text: it holds bytes that are not UTF-8"
+
+
+def _check_tree(value: Any, path: tuple, source: str) -> None:
+    """Refuses `value`, found at key path `path`, when validation could not
+    even read it: nested past MAX_DEPTH, or holding a string that is not text.
+
+    A refusal for depth names `path`, or the section and entry for a whole
+    scenario: the full path to the deepest point would be dozens of keys long.
+    """
+    shown = max(len(path), 2)
+    # Iterative, so that it cannot itself run out of stack; a dict that
+    # contains itself is caught too, since its depth has no end.
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if len(where) > MAX_DEPTH:
+            raise ScenarioError(source, join_path(where[:shown]), _TOO_DEEP)
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and _not_text(key):
+                    raise ScenarioError(source, join_path(where), f"the key {key!r} {_NOT_TEXT}")
+                stack.append((child, (*where, key)))
+        elif isinstance(item, list | tuple):
+            stack.extend((v, (*where, i)) for i, v in enumerate(item))
+        elif isinstance(item, str) and _not_text(item):
+            raise ScenarioError(source, join_path(where), f"{item!r} {_NOT_TEXT}")
+
+
+def _check_key_path(path: object, source: str) -> list[str]:
+    if not isinstance(path, str):
+        raise ScenarioError(
+            source, "", f'a key path must be a string such as "links.sat.rate", got {path!r}'
+        )
+    if _not_text(path):
+        raise ScenarioError(source, "", f"the key path {path!r} {_NOT_TEXT}")
+    return path.split(".")
+
+
+def normalised_json(desc: dict) -> str:
+    """The canonical text of a description: what the Rust core reads and run keys hash."""
+    return json.dumps(desc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+# ---------------------------------------------------------------------------
+# The public Scenario.
+
+_MISSING = object()
+
+
+def _default_name(source: str) -> str:
+    return "scenario" if source.startswith("<") else Path(source).stem
+
+
+class Scenario:
+    """A raw, editable scenario; validate() produces the normalised description."""
+
+    def __init__(self, data: dict, source: str = "<dict>"):
+        if not isinstance(data, dict):
+            raise ScenarioError(source, "", f"expected a table, got {describe_value(data)}")
+        _check_tree(data, (), source)
+        self._data = data
+        self._source = source
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "<dict>") -> Scenario:
+        """Wrap a deep copy of data, so later edits never touch the caller's dict."""
+        if not isinstance(data, dict):
+            raise ScenarioError(source, "", f"expected a table, got {describe_value(data)}")
+        # Before the copy: deepcopy itself recurses.
+        _check_tree(data, (), source)
+        return cls(copy.deepcopy(data), source)
+
+    @property
+    def data(self) -> dict:
+        return self._data
+
+    @property
+    def source(self) -> str:
+        return self._source
+
+    @property
+    def name(self) -> str:
+        run = self._data.get("run")
+        name = run.get("name") if isinstance(run, dict) else None
+        return name if isinstance(name, str) else _default_name(self._source)
+
+    def __repr__(self) -> str:
+        return f"Scenario(name={self.name!r}, source={self._source!r})"
+
+    def get(self, path: str, default: Any = _MISSING) -> Any:
+        """The raw value at a dotted key path such as "links.sat1.rate"."""
+        value: Any = self._data
+        for part in _check_key_path(path, self._source):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            elif default is _MISSING:
+                raise KeyError(path)
+            else:
+                return default
+        return value
+
+    def set(self, path: str, value: Any) -> Scenario:
+        """Set the raw value at a dotted key path, creating tables on the way."""
+        parts = _check_key_path(path, self._source)
+        if not all(parts):
+            raise ScenarioError(self._source, path, "a key path needs non-empty keys")
+        _check_tree(value, tuple(parts), self._source)
+        table = self._data
+        for depth, part in enumerate(parts[:-1]):
+            table = table.setdefault(part, {})
+            if not isinstance(table, dict):
+                where = ".".join(parts[: depth + 1])
+                raise ScenarioError(
+                    self._source, path, f"{where} is {describe_value(table)}, not a table"
+                )
+        table[parts[-1]] = value
+        return self
+
+    def copy(self) -> Scenario:
+        # .data is the caller's to edit, so it may have grown since __init__.
+        _check_tree(self._data, (), self._source)
+        return Scenario(copy.deepcopy(self._data), self._source)
+
+    def validate(self, seed: int | None = None) -> dict:
+        """The normalised description (docs/scenario.md); seed overrides run.seed."""
+        _check_tree(self._data, (), self._source)
+        return validation.validate(self._data, self._source, _default_name(self._source), seed)
+
+    def to_toml(self) -> str:
+        """TOML text that loads back to an equal dict."""
+        _check_tree(self._data, (), self._source)
+        return to_toml(self._data)
+
+
+def load(path: str | Path) -> Scenario:
+    """Read a TOML scenario. Only syntax is checked here; validate() checks the rest."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ScenarioError(source, "", f"cannot read the file: {exc.strerror}") from None
+    try:
+        # A byte order mark is not part of the text (Windows editors write
+        # one); TOML allows none, so tomllib would call it an invalid statement.
+        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff"))
+    except RecursionError:
+        raise ScenarioError(
+            source, "", "nested too deeply: arrays or inline tables deeper than satcc can read"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            source, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(source, "", f"malformed TOML: {exc}") from None
+    return Scenario(data, source)

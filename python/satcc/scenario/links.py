@@ -1,0 +1,307 @@
+"""[links.NAME]: one-way links with their queue, capacity process, error model and ERICA+ port.
+
+A link is a queue, a transmitter at a rate that may vary (Markov-modulated
+or a trace), a propagation delay and an error model. `duplex = true` adds
+the reverse link NAME_rev with the same parameters; the rest of the
+scenario (routes, probes, the description) sees it like any declared link.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from satcc.units import format_limit, format_rate, format_time, parse_limit
+
+from .atm import Erica
+from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
+from .errors import quote
+from .routing import walk
+from .tables import Section, _Table
+from .values import (
+    MAX_RATE_BPS,
+    Bool,
+    NonNegativeLimit,
+    NonNegativeRate,
+    NonNegativeTime,
+    PositiveLimit,
+    PositiveRate,
+    PositiveTime,
+    Probability,
+    Str,
+    ZeroOne,
+    bytes_text,
+    choice,
+    list_of,
+    optional,
+    optional_table,
+    table,
+)
+
+if TYPE_CHECKING:
+    from .validation import Checks
+
+DEFAULT_LIMIT = parse_limit("1000 packets")
+
+
+class Band(_Table):
+    limit: PositiveLimit
+    clp_threshold: optional(NonNegativeLimit) = None
+
+
+class Queue(_Table):
+    VARIANTS = {
+        "droptail": (("type", "limit"), ()),
+        "priority": (("type", "high", "low"), ("high", "low")),
+    }
+    DEFAULT_VARIANT = "droptail"
+
+    type: choice(*VARIANTS) = "droptail"
+    limit: optional(PositiveLimit) = None
+    high: optional_table(Band) = None
+    low: optional_table(Band) = None
+
+
+class Capacity(_Table):
+    VARIANTS = {
+        "constant": (("type", "rate"), ("rate",)),
+        "markov": (("type", "rates", "mean_holding", "initial"), ("rates", "mean_holding")),
+        "trace": (("type", "times", "rates", "repeat", "period"), ("times", "rates")),
+    }
+
+    type: choice(*VARIANTS)
+    rate: optional(PositiveRate) = None
+    rates: optional(list_of(NonNegativeRate)) = None
+    mean_holding: optional(list_of(PositiveTime)) = None
+    initial: ZeroOne = 0
+    times: optional(list_of(NonNegativeTime)) = None
+    repeat: Bool = False
+    period: optional(PositiveTime) = None
+
+
+# ---------------------------------------------------------------------------
+# Queues and capacity processes have shapes of their own in the description.
+
+
+def _limit(limit: tuple[str, int]) -> dict:
+    return {limit[0]: limit[1]}
+
+
+def describe_queue(queue: Queue) -> dict:
+    if queue.type == "droptail":
+        return {"kind": "droptail", "limit": _limit(queue.limit or DEFAULT_LIMIT)}
+    bands = {}
+    for name in ("high", "low"):
+        band = getattr(queue, name)
+        threshold = band.clp_threshold or band.limit
+        bands[name] = {"limit": _limit(band.limit), "clp_threshold": _limit(threshold)}
+    return {"kind": "priority", **bands}
+
+
+def describe_capacity(link: Link) -> dict:
+    capacity = link.capacity
+    if capacity is None:
+        return {"kind": "constant", "rate_bps": link.rate}
+    if capacity.type == "constant":
+        return {"kind": "constant", "rate_bps": capacity.rate}
+    if capacity.type == "markov":
+        return {
+            "kind": "markov",
+            "rates_bps": list(capacity.rates),
+            "mean_holding_ps": list(capacity.mean_holding),
+            "initial": capacity.initial,
+        }
+    return {
+        "kind": "trace",
+        "times_ps": list(capacity.times),
+        "rates_bps": list(capacity.rates),
+        "period_ps": capacity.period if capacity.repeat else None,
+    }
+
+
+class Link(_Table):
+    from_: Str = Field(alias="from")
+    to: Str
+    # Written as the constant capacity when no capacity table is given.
+    rate: Annotated[optional(PositiveRate), NOT_DESCRIBED] = None
+    delay: NonNegativeTime = 0
+    # Expanded into the reverse link NAME_rev.
+    duplex: Annotated[Bool, NOT_DESCRIBED] = False
+    ber: Probability = 0.0
+    loss: Probability = 0.0
+    queue: Annotated[table(Queue), Desc(convert=describe_queue)] = Field(default_factory=Queue)
+    capacity: Annotated[optional_table(Capacity), Desc(compute=describe_capacity)] = None
+    erica: Annotated[optional_table(Erica), UNLESS_DEFAULT] = None
+
+    def rates(self) -> list[float]:
+        """Every rate the link can take, whichever way it is given."""
+        if self.rate is not None:
+            return [self.rate]
+        cap = self.capacity
+        return [r for r in (cap.rate, *(cap.rates or ())) if r is not None] if cap else []
+
+
+def expand_links(doc) -> dict[str, Link]:
+    """Declared links plus the NAME_rev reverse of each duplex link (if free)."""
+    links = dict(doc.links)
+    for name, link in sorted(doc.links.items()):
+        reverse = f"{name}_rev"
+        if link.duplex and reverse not in links:
+            links[reverse] = link.model_copy(update={"from_": link.to, "to": link.from_})
+    return links
+
+
+# ---------------------------------------------------------------------------
+# Checks across keys.
+
+
+def check_queue_sizes(checks: Checks, routes: dict, requests) -> None:
+    """Refuses a byte-limited queue too small for the PDUs routed through it:
+    not even an empty queue could take one, so every one would be dropped."""
+    links = checks.entries("links")
+    ends = {name: (link.from_, link.to) for name, link in links.items()}
+    refused = set()
+    for request in requests:
+        if not request.pdu_bytes:
+            continue
+        for name in walk(routes, ends, request):
+            band = _band(links[name].queue, request.priority)
+            kind, limit = band[1]
+            if kind == "bytes" and limit < request.pdu_bytes and name not in refused:
+                refused.add(name)
+                declared = name if name in checks.doc.links else name.removesuffix("_rev")
+                checks.refuse(
+                    ("links", declared, "queue", *band[0], "limit"),
+                    f'limit "{format_limit(band[1])}" is smaller than the '
+                    f"{bytes_text(request.pdu_bytes)} PDUs of {request.purpose}: "
+                    "the queue could not hold one, so every one would be dropped",
+                )
+
+
+def _band(queue: Queue, priority: int) -> tuple[tuple, tuple[str, int]]:
+    """The key path within the queue and the limit that applies to a priority."""
+    if queue.type == "droptail":
+        return (), queue.limit or DEFAULT_LIMIT
+    name = "high" if priority == 0 else "low"
+    return (name,), getattr(queue, name).limit
+
+
+def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
+    for rate in link.rates():
+        if rate > MAX_RATE_BPS:
+            checks.refuse(
+                (*path, "rate" if link.rate is not None else "capacity"),
+                f"rate above {format_rate(MAX_RATE_BPS)} is not supported",
+            )
+            break
+    ends_known = checks.require((*path, "from"), "nodes", link.from_)
+    ends_known = checks.require((*path, "to"), "nodes", link.to) and ends_known
+    if ends_known and link.from_ == link.to:
+        checks.refuse(
+            (*path, "to"), f"a link joins two different nodes, got {quote(link.to)} twice"
+        )
+    if link.rate is not None and link.capacity is not None:
+        checks.refuse((*path, "rate"), "give either rate or capacity, not both")
+    if link.rate is None and link.capacity is None:
+        checks.refuse((*path, "rate"), "missing required key (or give a capacity table)")
+    if link.duplex and f"{name}_rev" in checks.doc.links:
+        checks.refuse(
+            (*path, "duplex"),
+            f'the reverse link would be named "{name}_rev", which is already a link',
+        )
+    _check_queue(checks, (*path, "queue"), link.queue)
+    variable = link.capacity is not None and link.capacity.type != "constant"
+    if link.erica is not None and variable:
+        checks.refuse(
+            (*path, "erica"),
+            "ERICA+ needs a constant-rate link (give rate, or a constant capacity)",
+        )
+    if link.capacity is not None:
+        _check_capacity(checks, (*path, "capacity"), link.capacity)
+
+
+def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
+    for band_name in ("high", "low"):
+        band = getattr(queue, band_name)
+        if band is None or band.clp_threshold is None:
+            continue
+        where = (*path, band_name, "clp_threshold")
+        (kind, limit), (threshold_kind, threshold) = band.limit, band.clp_threshold
+        if threshold_kind != kind:
+            checks.refuse(where, f"clp_threshold must be counted in {kind}, like limit")
+        elif threshold > limit:
+            checks.refuse(
+                where,
+                f'clp_threshold "{format_limit(band.clp_threshold)}" exceeds limit '
+                f'"{format_limit(band.limit)}"',
+            )
+
+
+def _check_capacity(checks: Checks, path: tuple, capacity: Capacity) -> None:
+    if capacity.type == "markov":
+        _check_markov(checks, path, capacity)
+    elif capacity.type == "trace":
+        _check_trace(checks, path, capacity)
+
+
+def _check_markov(checks: Checks, path: tuple, capacity: Capacity) -> None:
+    for key, noun in (("rates", "rates"), ("mean_holding", "mean holding times")):
+        if len(getattr(capacity, key)) != 2:
+            checks.refuse(
+                (*path, key),
+                f"expected 2 {noun} (one per state), got {len(getattr(capacity, key))}",
+            )
+    if capacity.rates and not any(capacity.rates):
+        checks.refuse((*path, "rates"), "the two rates cannot both be zero (at most one outage)")
+
+
+def _check_trace(checks: Checks, path: tuple, capacity: Capacity) -> None:
+    times, rates = capacity.times, capacity.rates
+    if not times:
+        checks.refuse((*path, "times"), "a trace needs at least one time")
+        return
+    if times[0] != 0:
+        checks.refuse(
+            (*path, "times", 0), f'a trace starts at "0 s", got "{format_time(times[0])}"'
+        )
+    for index in range(1, len(times)):
+        if times[index] <= times[index - 1]:
+            checks.refuse(
+                (*path, "times", index),
+                f'times must strictly increase: "{format_time(times[index])}" follows '
+                f'"{format_time(times[index - 1])}"',
+            )
+    if len(rates) != len(times):
+        checks.refuse(
+            (*path, "rates"),
+            f"expected one rate per time ({len(times)}), got {len(rates)} rates",
+        )
+    elif not any(rates):
+        checks.refuse((*path, "rates"), "all rates are zero: the link would never transmit")
+    _check_trace_period(checks, path, capacity)
+
+
+def _check_trace_period(checks: Checks, path: tuple, capacity: Capacity) -> None:
+    last = capacity.times[-1]
+    if capacity.repeat and capacity.period is None:
+        checks.refuse((*path, "period"), "missing required key (repeat = true needs a period)")
+    elif not capacity.repeat and capacity.period is not None:
+        checks.refuse((*path, "period"), "period is only used with repeat = true")
+    elif capacity.repeat and capacity.period <= last:
+        checks.refuse(
+            (*path, "period"),
+            f'period must be greater than the last time "{format_time(last)}", '
+            f'got "{format_time(capacity.period)}"',
+        )
+
+
+SECTION = Section(
+    key="links",
+    table=Link,
+    noun="link",
+    description_key="links",
+    check=check_link,
+    expand=expand_links,
+    probe_target="link",
+)

@@ -1,0 +1,24 @@
+"""The registry: every top-level section of the scenario format, in order.
+
+Everything that spans sections iterates this list: the document model, the
+cross-reference checks, the routing requests and the normalised description.
+The order is the order errors are found in (docs/scenario.md, Errors).
+Adding a section is one module with its SECTION, and one line here.
+"""
+
+from __future__ import annotations
+
+from . import arrivals, links, nodes, probes, run, sinks, sources, tcp, udp_rr
+from .tables import Section
+
+SECTIONS: tuple[Section, ...] = (
+    run.SECTION,
+    nodes.SECTION,
+    links.SECTION,
+    sources.SECTION,
+    sinks.SECTION,
+    tcp.SECTION,
+    udp_rr.SECTION,
+    arrivals.SECTION,
+    probes.SECTION,
+)

@@ -1,0 +1,287 @@
+"""[tcp.NAME]: TCP connections (Tahoe, Reno, NewReno, SACK) and the application on each.
+
+Defaults follow RFC 5681, 6298 and 7323. The application is a bulk
+transfer, request/response exchanges, or NetPIPE's ping-pong sweep over
+block sizes. A connection needs a path each way: data from `from` to `to`,
+ACKs (and responses) back. With an `abr` or `ubr` table it runs over ATM.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from satcc.units import format_time, parse_time
+
+from .atm import Abr, Ubr, check_abr, max_aal5_packet
+from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
+from .errors import quote
+from .routing import PathRequest, both_ways
+from .tables import Section, _Table
+from .values import (
+    MAX_DATAGRAM,
+    Bool,
+    InitialWindow,
+    NonNegativeInt,
+    NonNegativeSize,
+    NonNegativeTime,
+    PositiveInt,
+    PositiveSize,
+    PositiveTime,
+    SizeOrUnlimited,
+    Str,
+    ZeroOne,
+    bytes_text,
+    choice,
+    list_of,
+    optional,
+    optional_table,
+    table,
+)
+
+if TYPE_CHECKING:
+    from .validation import Checks
+
+TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+MAX_SEGMENT_COUNT = 1 << 20
+# RFC 7323 section 2.3: a window field is 16 bits and the shift at most 14.
+MAX_WINDOW_FIELD = 65535
+MAX_WINDOW_SHIFT = 14
+# RFC 5681 section 4.2: an ACK must not be delayed more than 500 ms.
+MAX_DELAYED_ACK = parse_time("500 ms")
+
+
+class App(_Table):
+    """The application on a TCP connection: bulk transfer, request/response,
+    or NetPIPE's ping-pong sweep over block sizes."""
+
+    VARIANTS = {
+        "bulk": (("type", "size"), ()),
+        "request_response": (
+            ("type", "request", "response", "count", "warmup"),
+            ("request", "response"),
+        ),
+        "netpipe": (
+            (
+                "type",
+                "sizes",
+                "min_block",
+                "max_block",
+                "perturbation",
+                "warmup",
+                "trial_time",
+                "min_repetitions",
+                "max_repetitions",
+                "stop_time",
+            ),
+            (),
+        ),
+    }
+
+    type: Annotated[choice(*VARIANTS), Desc("kind")]
+    size: Annotated[optional(PositiveSize), Desc("bytes")] = None
+    request: optional(PositiveSize) = None
+    response: optional(PositiveSize) = None
+    count: optional(PositiveInt) = None
+    # Leading exchanges left out of the transaction-time statistics
+    # (default 0 for request_response, 1 per block size for netpipe).
+    warmup: Annotated[
+        optional(NonNegativeInt),
+        Desc(types=("request_response",), default=0, omit_default=True),
+        Desc(types=("netpipe",), default=1),
+    ] = None
+    # NetPIPE: explicit block sizes, or its schedule from min to max block
+    # with the +-perturbation sizes around each (NetPIPE 3.7 defaults).
+    sizes: Annotated[
+        optional(list_of(PositiveSize)), Desc("sizes_bytes", compute=lambda app: app.block_sizes())
+    ] = None
+    min_block: Annotated[PositiveSize, NOT_DESCRIBED] = 1
+    max_block: Annotated[PositiveSize, NOT_DESCRIBED] = 128 * 1024
+    perturbation: Annotated[NonNegativeInt, NOT_DESCRIBED] = 3
+    trial_time: PositiveTime = parse_time("250 ms")
+    min_repetitions: PositiveInt = 3
+    max_repetitions: PositiveInt = 1000
+    stop_time: optional(PositiveTime) = parse_time("1 s")
+
+    @property
+    def unlimited(self) -> bool:
+        if self.type == "netpipe":
+            return False
+        return (self.size if self.type == "bulk" else self.count) is None
+
+    def block_sizes(self) -> list[int]:
+        from satcc.analysis.netpipe import netpipe_block_sizes
+
+        if self.sizes is not None:
+            return list(self.sizes)
+        return netpipe_block_sizes(self.max_block, self.perturbation, self.min_block)
+
+
+def _unlimited_is_null(size: int | str) -> int | None:
+    return None if size == "unlimited" else size
+
+
+class Tcp(_Table):
+    """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
+
+    from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
+    to: Annotated[Str, Desc("dst_node")]
+    variant: choice(*TCP_VARIANTS) = "newreno"
+    mss: PositiveSize = 1460
+    header: NonNegativeSize = 40
+    initial_window: Annotated[
+        InitialWindow,
+        Desc("initial_window_segments", compute=lambda tcp: tcp.initial_window_segments),
+    ] = "rfc5681"
+    abc_limit: Annotated[PositiveInt, Desc("abc_limit_segments")] = 2
+    initial_ssthresh: Annotated[SizeOrUnlimited, Desc(convert=_unlimited_is_null)] = "unlimited"
+    min_rto: PositiveTime = parse_time("1 s")
+    initial_rto: PositiveTime = parse_time("1 s")
+    max_rto: PositiveTime = parse_time("60 s")
+    clock_granularity: Annotated[PositiveTime, Desc("granularity_ps")] = parse_time("1 ms")
+    delayed_ack: Bool = True
+    delayed_ack_timeout: Annotated[PositiveTime, Desc("delayed_ack_ps")] = parse_time("200 ms")
+    limited_transmit: Bool = True
+    restart_after_idle: Annotated[Bool, UNLESS_DEFAULT] = True
+    window_scaling: Bool = True
+    send_buffer: PositiveSize = 64 * 1024
+    receive_buffer: PositiveSize = 64 * 1024
+    handshake: Bool = True
+    start: NonNegativeTime = 0
+    priority: ZeroOne = 0
+    clp: ZeroOne = 0
+    app: table(App) = Field(default_factory=lambda: App(type="bulk"))
+    abr: Annotated[optional_table(Abr), UNLESS_DEFAULT] = None
+    ubr: Annotated[optional_table(Ubr), UNLESS_DEFAULT] = None
+
+    @property
+    def initial_window_segments(self) -> int:
+        """RFC 5681 section 3.1 (IW by SMSS) unless a count is given."""
+        if self.initial_window != "rfc5681":
+            return self.initial_window
+        if self.mss <= 1095:
+            return 4
+        return 3 if self.mss <= 2190 else 2
+
+
+# ---------------------------------------------------------------------------
+# Checks across keys.
+
+
+def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
+    ends_known = checks.require((*path, "from"), "nodes", tcp.from_)
+    ends_known = checks.require((*path, "to"), "nodes", tcp.to) and ends_known
+    if ends_known and tcp.from_ == tcp.to:
+        checks.refuse(
+            (*path, "to"),
+            f"a connection joins two different nodes, got {quote(tcp.to)} twice",
+        )
+    if tcp.mss + tcp.header > MAX_DATAGRAM:
+        checks.refuse(
+            (*path, "mss"),
+            f"mss + header must fit an IP datagram ({bytes_text(MAX_DATAGRAM)}), "
+            f"got {bytes_text(tcp.mss)} + {bytes_text(tcp.header)}",
+        )
+    if tcp.initial_window_segments > MAX_SEGMENT_COUNT or tcp.abc_limit > MAX_SEGMENT_COUNT:
+        key = "abc_limit" if tcp.abc_limit > MAX_SEGMENT_COUNT else "initial_window"
+        checks.refuse((*path, key), f"{key} must be at most {MAX_SEGMENT_COUNT} segments")
+    _check_buffers(checks, path, tcp)
+    if tcp.max_rto < tcp.min_rto:
+        checks.refuse(
+            (*path, "max_rto"),
+            f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
+            f'got "{format_time(tcp.max_rto)}"',
+        )
+    if tcp.app.type == "netpipe":
+        _check_netpipe(checks, (*path, "app"), tcp.app)
+    _check_atm(checks, path, tcp)
+    if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
+        checks.refuse(
+            (*path, "delayed_ack_timeout"),
+            f'delayed_ack_timeout must not exceed "500 ms": RFC 5681 says an ACK must '
+            f'not be delayed more than 500 ms, got "{format_time(tcp.delayed_ack_timeout)}"',
+        )
+
+
+def _check_buffers(checks: Checks, path: tuple, tcp: Tcp) -> None:
+    for key in ("send_buffer", "receive_buffer"):
+        size = getattr(tcp, key)
+        if size < tcp.mss:
+            checks.refuse(
+                (*path, key),
+                f"{key} ({bytes_text(size)}) is smaller than one segment "
+                f"(mss = {bytes_text(tcp.mss)})",
+            )
+    largest = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
+    if tcp.window_scaling and tcp.receive_buffer > largest:
+        checks.refuse(
+            (*path, "receive_buffer"),
+            f"receive_buffer exceeds what window scaling can advertise "
+            f"({MAX_WINDOW_FIELD} << {MAX_WINDOW_SHIFT} bytes), "
+            f"got {bytes_text(tcp.receive_buffer)}",
+        )
+
+
+def _check_netpipe(checks: Checks, path: tuple, app: App) -> None:
+    if app.sizes is None and app.max_block < app.min_block:
+        checks.refuse(
+            (*path, "max_block"),
+            f"max_block must be at least min_block ({bytes_text(app.min_block)}), "
+            f"got {bytes_text(app.max_block)}",
+        )
+    if app.max_repetitions < app.min_repetitions:
+        checks.refuse(
+            (*path, "max_repetitions"),
+            f"max_repetitions must be at least min_repetitions ({app.min_repetitions}), "
+            f"got {app.max_repetitions}",
+        )
+    if app.sizes is not None and not app.sizes:
+        checks.refuse((*path, "sizes"), "give at least one block size")
+
+
+def _check_atm(checks: Checks, path: tuple, tcp: Tcp) -> None:
+    if tcp.abr is not None and tcp.ubr is not None:
+        checks.refuse((*path, "ubr"), "a connection runs over abr or ubr VCs, not both")
+    vcs = tcp.abr if tcp.abr is not None else tcp.ubr
+    if vcs is not None and tcp.mss + tcp.header > max_aal5_packet(vcs):
+        checks.refuse(
+            (*path, "mss"),
+            f"over ATM, mss + header must fit one AAL5 frame "
+            f"({bytes_text(max_aal5_packet(vcs))} with {vcs.encapsulation} encapsulation), "
+            f"got {bytes_text(tcp.mss)} + {bytes_text(tcp.header)}",
+        )
+    if tcp.abr is not None:
+        check_abr(checks, (*path, "abr"), tcp.abr)
+        if tcp.clp:
+            checks.refuse(
+                (*path, "clp"),
+                "over ABR the VC sends every in-rate cell with CLP = 0 "
+                "(TM 4.0 source rule 4), so clp = 1 would be ignored",
+            )
+
+
+def segment_sizes(tcp: Tcp) -> tuple[int, int]:
+    """The largest PDU each way: full segments forward; ACKs back, or full
+    segments when the server answers; cells over ATM."""
+    if getattr(tcp, "abr", None) is not None or getattr(tcp, "ubr", None) is not None:
+        return (53, 53)
+    full = tcp.mss + tcp.header
+    return (full, full if tcp.app.type != "bulk" else tcp.header)
+
+
+def tcp_paths(name: str, tcp: Tcp, doc) -> list[PathRequest]:
+    # A connection needs both directions: data from -> to, ACKs (and responses) back.
+    data, acks = f"data of tcp {quote(name)}", f"ACKs of tcp {quote(name)}"
+    return both_ways("tcp", name, tcp, data, acks, segment_sizes(tcp))
+
+
+SECTION = Section(
+    key="tcp",
+    table=Tcp,
+    noun="tcp connection",
+    description_key="tcp",
+    check=check_tcp,
+    paths=tcp_paths,
+    probe_target="tcp",
+)

@@ -1,0 +1,126 @@
+"""The summary tables: which groups of a run's summary are shown as tables,
+one row per flow, connection, link or exchange, and with which columns.
+
+`satcc run` prints every column of every group present; the campaign report
+(satcc.report) shows the columns marked `in_report`, as the mean over seeds
+at each parameter point, and draws each against the first swept parameter.
+Both read this list and nothing else, so a summary group reaches the
+terminal and the report by one more entry in GROUPS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from satcc import fmt
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    key: str  # the summary key after "PREFIX.NAME."
+    kind: str  # a satcc.fmt kind: how one value is written, and how a column shares a unit
+    unit: str = ""  # of a count or a number; rates, times and percentages carry their own
+    in_report: bool = False  # kept to a few per group: the report has a figure for each
+
+    def __post_init__(self) -> None:
+        if self.kind not in fmt.FORMATS:
+            raise ValueError(f"column {self.header!r}: unknown kind {self.kind!r}")
+
+    def cell(self, value: Any) -> str:
+        return fmt.with_unit(fmt.FORMATS[self.kind](value), self.unit)
+
+
+@dataclass(frozen=True)
+class Group:
+    prefix: str  # of the summary keys: PREFIX.NAME.KEY
+    title: str  # the report's heading
+    entity: str  # what one row is
+    columns: tuple[Column, ...]
+
+    def entities(self, summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """{"flows.s1.loss_rate": x} -> {"s1": {"loss_rate": x}}, sorted by name
+        (names contain no dots)."""
+        found: dict[str, dict[str, Any]] = {}
+        for key, value in summary.items():
+            parts = key.split(".", 2)
+            if len(parts) == 3 and parts[0] == self.prefix:
+                found.setdefault(parts[1], {})[parts[2]] = value
+        return dict(sorted(found.items()))
+
+    def report_columns(self) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.in_report)
+
+
+GROUPS: tuple[Group, ...] = (
+    Group(
+        "flows",
+        "Flows",
+        "flow",
+        (
+            Column("sent", "sent_packets", "count"),
+            Column("received", "received_packets", "count"),
+            Column("loss", "loss_rate", "percent", in_report=True),
+            Column("throughput", "throughput_bps", "rate", in_report=True),
+            Column("delay mean", "delay_mean_s", "time", in_report=True),
+            Column("delay p99", "delay_p99_s", "time", in_report=True),
+            Column("jitter mean", "jitter_mean_s", "time"),
+        ),
+    ),
+    Group(
+        "tcp",
+        "TCP connections",
+        "connection",
+        (
+            Column("goodput", "goodput_bps", "rate", in_report=True),
+            Column("delivered", "delivered_bytes", "count", "B"),
+            Column("rtx", "retransmissions", "count", in_report=True),
+            Column("fast rtx", "fast_retransmits", "count"),
+            Column("timeouts", "timeouts", "count"),
+            Column("srtt", "srtt_s", "time", in_report=True),
+            Column("done", "completion_time_s", "time"),
+        ),
+    ),
+    Group(
+        "links",
+        "Links",
+        "link",
+        (
+            Column("utilisation", "utilisation", "percent", in_report=True),
+            Column("sent", "tx_packets", "count"),
+            Column("drops", "drops", "count", in_report=True),
+            Column("errors", "errors", "count"),
+            Column("queue mean", "queue_mean_packets", "number", "pkt", in_report=True),
+            Column("queue max", "queue_max_packets", "count", "pkt"),
+            Column("wait mean", "wait_mean_s", "time", in_report=True),
+            Column("wait p99", "wait_p99_s", "time"),
+        ),
+    ),
+    Group(
+        "udp_rr",
+        "UDP request/response exchanges",
+        "exchange",
+        (
+            Column("transactions", "transactions", "count"),
+            Column("lost", "lost", "count", in_report=True),
+            Column("transactions/s", "transactions_per_s", "number", in_report=True),
+            Column("time mean", "transaction_time_mean_s", "time", in_report=True),
+            Column("time var", "transaction_time_var_s2", "number", "s²"),
+        ),
+    ),
+    Group(
+        "arrivals",
+        "Classes of flow arrivals",
+        "class",
+        (
+            Column("started", "flows_started", "count"),
+            Column("done", "flows_completed", "count", in_report=True),
+            Column("at most", "flows_active_max", "count"),
+            Column("time mean", "completion_time_mean_s", "time", in_report=True),
+            Column("time p95", "completion_time_p95_s", "time", in_report=True),
+            Column("goodput mean", "flow_goodput_mean_bps", "rate", in_report=True),
+            Column("rtx", "retransmissions", "count"),
+        ),
+    ),
+)
