@@ -218,7 +218,8 @@ def test_unknown_key_gets_a_suggestion():
         "tcp.bulk.recieve_buffer",
         'unknown key "recieve_buffer" (did you mean "receive_buffer"?',
     )
-    assert "allowed: abc_limit, abr, app, clock_granularity, clp, delayed_ack," in error.reason
+    allowed = "allowed: abc_limit, abr, app, clock_granularity, clp, congestion_control,"
+    assert allowed in error.reason
 
 
 def test_unknown_top_level_table_suggests_tcp():
@@ -669,3 +670,43 @@ def test_segment_must_fit_an_ip_datagram():
 def test_abc_limit_is_carried_to_the_description():
     sc = scenario(**{"tcp.bulk.abc_limit": 1})
     assert tcp_entry(sc)["abc_limit_segments"] == 1
+
+
+# ---------------------------------------------------------------------------
+# Congestion control and presets.
+
+
+def test_cubic_and_hystart_reach_the_description():
+    entry = tcp_entry(
+        scenario(**{"tcp.bulk.congestion_control": "cubic", "tcp.bulk.hystart": True})
+    )
+    assert entry["congestion_control"] == "cubic" and entry["hystart"] is True
+    # Reno and no HyStart++ are the defaults, left out of the description.
+    assert "congestion_control" not in tcp_entry(scenario())
+
+
+def test_unknown_congestion_control_is_refused():
+    assert_refused(
+        scenario(**{"tcp.bulk.congestion_control": "bbr"}), "tcp.bulk.congestion_control"
+    )
+
+
+def test_linux_preset_fills_what_the_table_does_not_give():
+    entry = tcp_entry(scenario(**{"tcp.bulk.preset": "linux", "tcp.bulk.min_rto": "300 ms"}))
+    assert entry["congestion_control"] == "cubic" and entry["hystart"] is True
+    assert entry["variant"] == "sack"
+    assert entry["initial_window_segments"] == 10
+    assert entry["delayed_ack_ps"] == 40 * MS
+    assert entry["receive_buffer_bytes"] == 6 * 2**20
+    assert entry["min_rto_ps"] == 300 * MS  # given in the table: kept
+
+
+def test_rfc_preset():
+    entry = tcp_entry(scenario(**{"tcp.bulk.preset": "rfc"}))
+    assert entry["variant"] == "sack" and "congestion_control" not in entry
+    assert entry["initial_window_segments"] == 3
+    assert entry["min_rto_ps"] == 1000 * MS
+
+
+def test_unknown_preset_is_refused():
+    assert_refused(scenario(**{"tcp.bulk.preset": "windows"}), "tcp.bulk.preset", "linux", "rfc")

@@ -44,6 +44,40 @@ if TYPE_CHECKING:
     from .validation import Checks
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+CONGESTION_CONTROLS = ("reno", "cubic")
+
+# `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
+# the IETF standards track as a conservative stack follows it; "linux" is what
+# a current Linux host does by default (net.ipv4 sysctls of a 6.x kernel).
+# docs/tcp.md explains each value.
+PRESETS: dict[str, dict[str, object]] = {
+    "rfc": {
+        "variant": "sack",  # RFC 2018 + RFC 6675
+        "congestion_control": "reno",  # RFC 5681
+        "initial_window": "rfc5681",  # RFC 5681 §3.1 (3 segments at 1460 B)
+        "min_rto": "1 s",  # RFC 6298 (2.4)
+        "initial_rto": "1 s",  # RFC 6298 (2.1)
+        "delayed_ack": True,
+        "delayed_ack_timeout": "200 ms",
+        "limited_transmit": True,  # RFC 3042
+        "hystart": False,
+    },
+    "linux": {
+        "variant": "sack",  # tcp_sack = 1
+        "congestion_control": "cubic",  # tcp_congestion_control = cubic
+        "hystart": True,  # tcp_cubic hystart = 1 (Linux's HyStart; HyStart++ here)
+        "initial_window": 10,  # TCP_INIT_CWND, RFC 6928
+        "min_rto": "200 ms",  # TCP_RTO_MIN
+        "initial_rto": "1 s",  # TCP_TIMEOUT_INIT
+        "max_rto": "120 s",  # TCP_RTO_MAX
+        "delayed_ack": True,
+        "delayed_ack_timeout": "40 ms",  # TCP_DELACK_MIN
+        "limited_transmit": True,
+        "restart_after_idle": True,  # tcp_slow_start_after_idle = 1
+        "send_buffer": "4 MiB",  # tcp_wmem max (autotuning ceiling)
+        "receive_buffer": "6 MiB",  # tcp_rmem max
+    },
+}
 MAX_SEGMENT_COUNT = 1 << 20
 # RFC 7323 section 2.3: a window field is 16 bits and the shift at most 14.
 MAX_WINDOW_FIELD = 65535
@@ -127,7 +161,10 @@ class Tcp(_Table):
 
     from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
     to: Annotated[Str, Desc("dst_node")]
+    preset: Annotated[optional(choice(*PRESETS)), NOT_DESCRIBED] = None
     variant: choice(*TCP_VARIANTS) = "newreno"
+    congestion_control: Annotated[choice(*CONGESTION_CONTROLS), UNLESS_DEFAULT] = "reno"
+    hystart: Annotated[Bool, UNLESS_DEFAULT] = False
     mss: PositiveSize = 1460
     header: NonNegativeSize = 40
     initial_window: Annotated[
@@ -155,6 +192,15 @@ class Tcp(_Table):
     app: table(App) = Field(default_factory=lambda: App(type="bulk"))
     abr: Annotated[optional_table(Abr), UNLESS_DEFAULT] = None
     ubr: Annotated[optional_table(Ubr), UNLESS_DEFAULT] = None
+
+    @classmethod
+    def check_table(cls, data: object) -> object:
+        """The keys of `preset` fill in what the table does not give."""
+        data = super().check_table(data)
+        preset = data.get("preset") if isinstance(data, dict) else None
+        if isinstance(preset, str) and preset in PRESETS:
+            data = {**PRESETS[preset], **data}
+        return data
 
     @property
     def initial_window_segments(self) -> int:

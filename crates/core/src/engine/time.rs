@@ -50,7 +50,7 @@ impl Duration {
     pub fn from_secs_f64(s: f64) -> Duration {
         Duration(secs_to_ps(s))
     }
-    pub fn from_millis(ms: u64) -> Duration {
+    pub const fn from_millis(ms: u64) -> Duration {
         Duration(ms * 1_000_000_000)
     }
     pub fn as_secs_f64(self) -> f64 {

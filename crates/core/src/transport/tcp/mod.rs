@@ -4,11 +4,13 @@
 //! - `socket`: connection state, sending and receiving, timers (RFC 9293
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
+//! - `congestion`: the congestion controllers (Reno, CUBIC) and HyStart++
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
 
+pub mod congestion;
 pub mod reassembly;
 pub mod rtt;
 pub mod scoreboard;
@@ -52,6 +54,13 @@ impl Variant {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TcpConfig {
     pub variant: Variant,
+    /// How the window grows and what a loss leaves (RFC 5681 Reno, RFC 9438
+    /// CUBIC); loss recovery is `variant`'s.
+    #[serde(default)]
+    pub congestion_control: congestion::Kind,
+    /// HyStart++ (RFC 9406) in the initial slow start.
+    #[serde(default)]
+    pub hystart: bool,
     /// Maximum segment size: payload bytes per segment.
     #[serde(rename = "mss_bytes")]
     pub mss: u32,
@@ -163,6 +172,8 @@ impl TcpConfig {
     pub fn default_newreno() -> TcpConfig {
         TcpConfig {
             variant: Variant::NewReno,
+            congestion_control: congestion::Kind::Reno,
+            hystart: false,
             mss: 1460,
             header: 40,
             initial_window_segments: 3,

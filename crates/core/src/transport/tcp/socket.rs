@@ -25,6 +25,7 @@
 //! The socket is a state machine driven by `on_segment`, `poll` and
 //! `output`; it never touches a scheduler.
 
+use super::congestion::{self, CongestionControl, Controller, Window};
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -96,6 +97,10 @@ pub struct TcpSocket {
     /// The last attempt to send was stopped by cwnd (RFC 7661).
     cwnd_limited: bool,
     consecutive_timeouts: u32,
+    cc: Controller,
+    /// Send times of new segments, for per-ACK RTT samples when the
+    /// controller wants them (HyStart++): (end offset, send time).
+    sent_times: std::collections::VecDeque<(u64, Time)>,
     rtt: RttEstimator,
     /// Segment being timed for an RTT sample: (end offset, send time).
     timing: Option<(u64, Time)>,
@@ -154,6 +159,8 @@ impl TcpSocket {
             partial_acks: 0,
             cwnd_limited: true,
             consecutive_timeouts: 0,
+            cc: Controller::new(cfg.congestion_control, cfg.abc_limit_segments, cfg.hystart),
+            sent_times: Default::default(),
             rtt,
             timing: None,
             rto_timer: Timer::new(),
@@ -380,6 +387,7 @@ impl TcpSocket {
 
     fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Pdu>) {
         let acked = ack - self.snd_una;
+        let rtt_sample = self.ack_rtt_sample(now, ack);
         if let Some((end, t)) = self.timing {
             if ack >= end {
                 self.rtt.sample(now.since(t));
@@ -398,7 +406,7 @@ impl TcpSocket {
         } else if self.cwnd_limited {
             // RFC 7661 §4: no growth while the application or the receive
             // window, not cwnd, limits the flight.
-            self.grow_cwnd(acked);
+            self.grow_cwnd(now, ack, acked, rtt_sample);
         }
         let partial = was_in_recovery && self.in_recovery;
         if self.snd_una == self.snd_max {
@@ -417,18 +425,42 @@ impl TcpSocket {
         self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
     }
 
-    /// RFC 5681 §3.1 with RFC 3465 byte counting: slow start below
-    /// ssthresh, else about one segment per window (cwnd += SMSS²/cwnd per
-    /// ACK, at least one byte).
-    fn grow_cwnd(&mut self, acked: u64) {
-        let mss = self.cfg.mss as u64;
-        if self.cwnd < self.ssthresh {
-            // Slow start stops at ssthresh (as in Linux); CA takes over.
-            let grown = self.cwnd + acked.min(self.cfg.abc_limit_segments as u64 * mss);
-            self.cwnd = grown.min(self.ssthresh.max(self.cwnd));
-        } else {
-            self.cwnd += (mss * mss / self.cwnd).max(1);
+    /// The controller's growth (RFC 5681 §3.1 for Reno, RFC 9438 for CUBIC).
+    fn grow_cwnd(&mut self, now: Time, ack: u64, acked: u64, rtt_sample: Option<Duration>) {
+        let mut w = self.window();
+        let a = congestion::Ack {
+            now,
+            acked,
+            ack,
+            snd_max: self.snd_max,
+            srtt: self.rtt.srtt(),
+            rtt_sample,
+        };
+        self.cc.on_ack(&mut w, &a);
+        self.cwnd = w.cwnd;
+        self.ssthresh = w.ssthresh;
+    }
+
+    fn window(&self) -> Window {
+        Window {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            mss: self.cfg.mss as u64,
         }
+    }
+
+    /// The RTT of the newest segment this ACK covers, if none of those it
+    /// covers was retransmitted (Karn); only kept when the controller asks.
+    fn ack_rtt_sample(&mut self, now: Time, ack: u64) -> Option<Duration> {
+        let mut sample = None;
+        while let Some(&(end, sent)) = self.sent_times.front() {
+            if end > ack {
+                break;
+            }
+            sample = Some(now.since(sent));
+            self.sent_times.pop_front();
+        }
+        sample
     }
 
     fn recovery_ack(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Pdu>) {
@@ -471,7 +503,7 @@ impl TcpSocket {
                 if self.in_recovery {
                     self.cwnd += mss; // window inflation
                 } else if self.dupacks == 3 && self.may_enter_recovery() {
-                    self.enter_recovery();
+                    self.enter_recovery(now);
                     self.cwnd = self.ssthresh + 3 * mss;
                     self.fast_retransmit(now, out);
                 }
@@ -481,7 +513,7 @@ impl TcpSocket {
                     .scoreboard
                     .first_is_lost(self.snd_una, self.snd_max, mss);
                 if !self.in_recovery && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
-                    self.enter_recovery();
+                    self.enter_recovery(now);
                     self.cwnd = self.ssthresh;
                     let len = self.fast_retransmit(now, out);
                     self.scoreboard.high_rxt = self.snd_una + len;
@@ -517,12 +549,11 @@ impl TcpSocket {
         self.cfg.variant == Variant::Reno || self.snd_una >= self.recover || self.recover == 0
     }
 
-    fn enter_recovery(&mut self) {
-        let mss = self.cfg.mss as u64;
+    fn enter_recovery(&mut self, now: Time) {
         // RFC 5681 §3.2 step 2 with RFC 3042 §2: FlightSize without the
         // segments Limited Transmit sent on the first two duplicate ACKs.
         let flight = self.snd_max - self.snd_una - self.limited_sent;
-        self.ssthresh = (flight / 2).max(2 * mss);
+        self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
         self.recover = self.snd_max;
         self.in_recovery = true;
         self.partial_acks = 0;
@@ -556,8 +587,10 @@ impl TcpSocket {
         let mss = self.cfg.mss as u64;
         self.stats.timeouts += 1;
         if self.consecutive_timeouts == 0 {
-            // RFC 5681 §3.1 eq. (4); held constant on repeated timeouts.
-            self.ssthresh = ((self.snd_max - self.snd_una) / 2).max(2 * mss);
+            // RFC 5681 §3.1 eq. (4) (RFC 9438 §4.8 for CUBIC); held
+            // constant on repeated timeouts.
+            let flight = self.snd_max - self.snd_una;
+            self.ssthresh = self.cc.on_timeout(now, &self.window(), flight);
         }
         self.consecutive_timeouts += 1;
         self.cwnd = mss;
@@ -701,13 +734,19 @@ impl TcpSocket {
         self.stats.bytes_sent += len;
         if retransmission {
             self.stats.retransmissions += 1;
+            self.sent_times.clear();
             if let Some((end, _)) = self.timing {
                 if seq < end {
                     self.timing = None; // Karn's rule
                 }
             }
-        } else if self.timing.is_none() {
-            self.timing = Some((seq + len, now));
+        } else {
+            if self.timing.is_none() {
+                self.timing = Some((seq + len, now));
+            }
+            if self.cc.wants_rtt_samples() {
+                self.sent_times.push_back((seq + len, now));
+            }
         }
         if !self.rto_timer.is_armed() {
             self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.1

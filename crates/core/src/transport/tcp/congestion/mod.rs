@@ -1,0 +1,130 @@
+//! Congestion controllers: how the congestion window grows on ACKs and what
+//! ssthresh a loss leaves, one file per controller. Loss *recovery* (fast
+//! retransmit, NewReno partial ACKs, SACK's pipe) stays in the socket and is
+//! the same for every controller, as in Linux's split between
+//! `tcp_input.c` and its pluggable congestion-control modules.
+//!
+//! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting (the default)
+//! - `cubic`: RFC 9438
+//! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
+
+pub mod cubic;
+pub mod hystart;
+pub mod reno;
+
+use crate::engine::{Duration, Time};
+use serde::{Deserialize, Serialize};
+
+pub use cubic::Cubic;
+pub use hystart::HyStart;
+pub use reno::Reno;
+
+/// Which controller a connection runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    #[default]
+    Reno,
+    Cubic,
+}
+
+/// The window a controller adjusts, in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub mss: u64,
+}
+
+/// What an ACK that advanced snd_una tells the controller.
+#[derive(Copy, Clone, Debug)]
+pub struct Ack {
+    pub now: Time,
+    /// Bytes newly acknowledged.
+    pub acked: u64,
+    /// The acknowledged offset and the highest offset sent.
+    pub ack: u64,
+    pub snd_max: u64,
+    /// RFC 6298 SRTT, when there is one.
+    pub srtt: Option<Duration>,
+    /// This ACK's own RTT sample (newest segment it covers, none retransmitted).
+    pub rtt_sample: Option<Duration>,
+}
+
+/// The interface every controller offers the socket.
+pub trait CongestionControl {
+    /// An ACK advanced snd_una outside loss recovery while cwnd limited the
+    /// flight (RFC 7661 §4: no growth otherwise).
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+    /// Fast retransmit: the ssthresh to set, `flight` being FlightSize
+    /// without Limited Transmit's segments.
+    fn on_congestion(&mut self, now: Time, w: &Window, flight: u64) -> u64;
+    /// First retransmission timeout of a series: the ssthresh to set.
+    fn on_timeout(&mut self, now: Time, w: &Window, flight: u64) -> u64;
+}
+
+/// One connection's controller, dispatched statically.
+#[derive(Clone, Debug)]
+pub enum Controller {
+    Reno(Reno),
+    Cubic(Cubic),
+}
+
+impl Controller {
+    pub fn new(kind: Kind, abc_limit_segments: u32, hystart: bool) -> Controller {
+        let hystart = hystart.then(HyStart::default);
+        match kind {
+            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
+            Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
+        }
+    }
+
+    /// Whether per-ACK RTT samples are wanted (HyStart++ needs them).
+    pub fn wants_rtt_samples(&self) -> bool {
+        let h = match self {
+            Controller::Reno(r) => &r.hystart,
+            Controller::Cubic(c) => &c.hystart,
+        };
+        h.as_ref().is_some_and(|h| h.active())
+    }
+}
+
+impl CongestionControl for Controller {
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        match self {
+            Controller::Reno(c) => c.on_ack(w, ack),
+            Controller::Cubic(c) => c.on_ack(w, ack),
+        }
+    }
+    fn on_congestion(&mut self, now: Time, w: &Window, flight: u64) -> u64 {
+        match self {
+            Controller::Reno(c) => c.on_congestion(now, w, flight),
+            Controller::Cubic(c) => c.on_congestion(now, w, flight),
+        }
+    }
+    fn on_timeout(&mut self, now: Time, w: &Window, flight: u64) -> u64 {
+        match self {
+            Controller::Reno(c) => c.on_timeout(now, w, flight),
+            Controller::Cubic(c) => c.on_timeout(now, w, flight),
+        }
+    }
+}
+
+/// Slow start (RFC 5681 §3.1, RFC 3465 §2.2): cwnd grows by the bytes
+/// acknowledged, at most L·SMSS per ACK, and stops at ssthresh (as in
+/// Linux); with HyStart++ the growth may be slowed or ended early.
+pub fn slow_start(
+    w: &mut Window,
+    ack: &Ack,
+    abc_limit_segments: u32,
+    hystart: Option<&mut HyStart>,
+) {
+    let increase = ack.acked.min(u64::from(abc_limit_segments) * w.mss);
+    let increase = match hystart {
+        Some(h) if h.active() => h.on_ack(w, ack, increase),
+        _ => increase,
+    };
+    if w.cwnd < w.ssthresh {
+        w.cwnd = (w.cwnd + increase).min(w.ssthresh.max(w.cwnd));
+    }
+}
