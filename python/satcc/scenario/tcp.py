@@ -144,6 +144,7 @@ class Tcp(_Table):
     delayed_ack_timeout: Annotated[PositiveTime, Desc("delayed_ack_ps")] = parse_time("200 ms")
     limited_transmit: Bool = True
     restart_after_idle: Annotated[Bool, UNLESS_DEFAULT] = True
+    rto_restart_on_fast_retransmit: Annotated[Bool, UNLESS_DEFAULT] = True
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024

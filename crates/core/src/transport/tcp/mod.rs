@@ -86,6 +86,11 @@ pub struct TcpConfig {
     /// longer than the RTO (some stacks of the 1990s did not).
     #[serde(default = "yes")]
     pub restart_after_idle: bool,
+    /// Restart the retransmission timer when the fast retransmit is sent
+    /// (ns-2, Linux); off keeps the clock of the last new ACK (RFC 6298
+    /// §5.1 read literally).
+    #[serde(default = "yes")]
+    pub rto_restart_on_fast_retransmit: bool,
     pub window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
@@ -171,6 +176,7 @@ impl TcpConfig {
             delayed_ack_timeout: Duration::from_millis(200),
             limited_transmit: true,
             restart_after_idle: true,
+            rto_restart_on_fast_retransmit: true,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,

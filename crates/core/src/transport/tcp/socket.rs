@@ -85,6 +85,9 @@ pub struct TcpSocket {
     ssthresh: u64,
     peer_rwnd: u64,
     dupacks: u32,
+    /// New data sent by Limited Transmit since the last new ACK: RFC 3042
+    /// §2 keeps it out of FlightSize when ssthresh is set.
+    limited_sent: u64,
     in_recovery: bool,
     /// NewReno `recover` / RFC 6675 RecoveryPoint.
     recover: u64,
@@ -145,6 +148,7 @@ impl TcpSocket {
                 cfg.receive_buffer
             },
             dupacks: 0,
+            limited_sent: 0,
             in_recovery: false,
             recover: 0,
             partial_acks: 0,
@@ -386,6 +390,7 @@ impl TcpSocket {
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack);
         self.dupacks = 0;
+        self.limited_sent = 0;
         self.consecutive_timeouts = 0;
         let was_in_recovery = self.in_recovery;
         if self.in_recovery {
@@ -468,9 +473,7 @@ impl TcpSocket {
                 } else if self.dupacks == 3 && self.may_enter_recovery() {
                     self.enter_recovery();
                     self.cwnd = self.ssthresh + 3 * mss;
-                    let len = mss.min(self.snd_max - self.snd_una);
-                    self.retransmit(now, self.snd_una, len, out);
-                    self.stats.fast_retransmits += 1;
+                    self.fast_retransmit(now, out);
                 }
             }
             Variant::Sack => {
@@ -480,14 +483,31 @@ impl TcpSocket {
                 if !self.in_recovery && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
                     self.enter_recovery();
                     self.cwnd = self.ssthresh;
-                    self.scoreboard.high_rxt = self.snd_una;
-                    let len = mss.min(self.snd_max - self.snd_una);
-                    self.retransmit(now, self.snd_una, len, out);
+                    let len = self.fast_retransmit(now, out);
                     self.scoreboard.high_rxt = self.snd_una + len;
-                    self.stats.fast_retransmits += 1;
                 }
             }
         }
+    }
+
+    /// Resends the first unacknowledged segment; returns its length.
+    ///
+    /// RFC 6298 §5.1 starts the timer only when it is not running, so read
+    /// literally the timer keeps the clock of the last new ACK, and on a
+    /// long path with a small minimum RTO it often expires before the
+    /// retransmission can be acknowledged. ns-2 (`reset_rtx_timer` in its
+    /// dupack actions) and Linux (re-arming when the head of the
+    /// retransmission queue is resent) restart it here, as RFC 6582 §3.2
+    /// does on a partial ACK; `rto_restart_on_fast_retransmit` (default on)
+    /// chooses.
+    fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Pdu>) -> u64 {
+        let len = (self.cfg.mss as u64).min(self.snd_max - self.snd_una);
+        self.retransmit(now, self.snd_una, len, out);
+        self.stats.fast_retransmits += 1;
+        if self.cfg.rto_restart_on_fast_retransmit {
+            self.rto_timer.arm(now, self.rtt.rto());
+        }
+        len
     }
 
     /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
@@ -499,7 +519,9 @@ impl TcpSocket {
 
     fn enter_recovery(&mut self) {
         let mss = self.cfg.mss as u64;
-        let flight = self.snd_max - self.snd_una;
+        // RFC 5681 §3.2 step 2 with RFC 3042 §2: FlightSize without the
+        // segments Limited Transmit sent on the first two duplicate ACKs.
+        let flight = self.snd_max - self.snd_una - self.limited_sent;
         self.ssthresh = (flight / 2).max(2 * mss);
         self.recover = self.snd_max;
         self.in_recovery = true;
@@ -542,6 +564,7 @@ impl TcpSocket {
         self.snd_nxt = self.snd_una; // go back N
         self.in_recovery = false;
         self.dupacks = 0;
+        self.limited_sent = 0;
         self.recover = self.snd_max;
         // RFC 6675 §5.1: keep the SACK information through the timeout, so
         // the resending skips what the receiver holds (Linux does the same;
@@ -613,6 +636,9 @@ impl TcpSocket {
                 }
                 seq = start;
                 len = len.min(end - start);
+            }
+            if limited_transmit > 0 && self.snd_nxt + len > self.snd_una + self.cwnd {
+                self.limited_sent += len;
             }
             self.send_segment(now, seq, len, out);
             self.snd_nxt += len;
@@ -950,6 +976,39 @@ mod tests {
         assert_eq!(p.s[0].stats.fast_retransmits, 1);
         assert_eq!(p.s[0].stats.timeouts, 0);
         assert_eq!(p.s[0].stats.retransmissions, 1);
+    }
+
+    /// RFC 3042 §2: the two segments Limited Transmit sends on the first
+    /// duplicate ACKs are not part of FlightSize when ssthresh is set, so
+    /// the ssthresh of a fast retransmit is the same with and without it:
+    /// half the window that was in flight when the loss happened.
+    #[test]
+    fn ssthresh_leaves_out_limited_transmit_segments() {
+        for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+            let ssthresh = |limited_transmit: bool| {
+                let c = TcpConfig {
+                    limited_transmit,
+                    initial_ssthresh: Some(16_000),
+                    ..cfg(v, false)
+                };
+                let mut p = Pair::new(c, 50, AppKind::Bulk { bytes: None });
+                // Dropped in congestion avoidance with cwnd near 16 segments.
+                p.drop_once = vec![60_000];
+                p.run_until(Time(2_000 * MS));
+                assert_eq!(p.s[0].stats.fast_retransmits, 1);
+                let sent_after_loss = p
+                    .log
+                    .iter()
+                    .filter(|l| l.1 == 0 && l.3 > 0 && l.2.seq as u64 > 60_000)
+                    .count();
+                (p.s[0].ssthresh(), sent_after_loss)
+            };
+            let (with_lt, _) = ssthresh(true);
+            let (without_lt, _) = ssthresh(false);
+            assert_eq!(with_lt, without_lt, "{v:?}");
+            // Half of a window of 16 to 18 whole segments.
+            assert!((8_000..=9_000).contains(&with_lt), "{v:?}: {with_lt}");
+        }
     }
 
     #[test]
