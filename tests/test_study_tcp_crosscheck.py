@@ -86,17 +86,19 @@ def test_parse_output_counts_payload_over_the_measured_window():
     # bytes_ counts whole packets (1500 B on the wire) and the 40-byte SYN.
     text = (
         "some ns-2 chatter\n"
-        "flow 0 bytes_warm=40 bytes_end=1500040 ndatapack=1001 nrexmitpack=3 nrexmit=1\n"
-        "flow 1 bytes_warm=150040 bytes_end=300040 ndatapack=201 nrexmitpack=0 nrexmit=0\n"
+        "flow 0 warm bytes=40 ndatapack=11 nrexmitpack=1 nrexmit=1\n"
+        "flow 0 end bytes=1500040 ndatapack=1011 nrexmitpack=4 nrexmit=2\n"
+        "flow 1 warm bytes=150040 ndatapack=101 nrexmitpack=0 nrexmit=0\n"
+        "flow 1 end bytes=300040 ndatapack=201 nrexmitpack=0 nrexmit=0\n"
     )
     out = ns2.parse_output(text, case)
     assert out["flow.0.goodput_bps"] == pytest.approx(1000 * 1460 * 8 / 100.0)
     assert out["flow.1.goodput_bps"] == pytest.approx(100 * 1460 * 8 / 100.0)
-    assert out["flow.0.segments_sent"] == 1000  # the SYN is not a data segment
+    assert out["flow.0.segments_sent"] == 1000
     assert out["flow.0.retransmissions"] == 3
     assert out["flow.0.timeouts"] == 1
     with pytest.raises(ValueError, match=r"flow\(s\) \[1\]"):
-        ns2.parse_output(text.splitlines()[1], case)
+        ns2.parse_output("\n".join(text.splitlines()[:4]), case)
 
 
 def test_case_rejects_what_ns2_cannot_express():

@@ -10,15 +10,18 @@ parameter of one simulator is matched in the other.
 
 What the script measures, per flow:
 
-- `bytes_warm`, `bytes_end`: the sink's `bytes_` at the end of the warm-up
-  and at the end of the run. ns-2's TCPSink adds the size of every packet
-  it delivers in order, header included (the SYN, sequence number 0, is a
-  bare 40-byte header), so the payload delivered in between is the
-  difference divided by (packetSize_ + 40) and multiplied by packetSize_.
-- `ndatapack`, `nrexmitpack`, `nrexmit`: the sender's counters over the whole
-  run (tcp.h): data packets sent (retransmissions and the SYN included),
-  packets sent again, and retransmission-timer expiries that cut the window
-  (`TcpAgent::timeout` counts `nrexmit_` only when data is outstanding).
+- `bytes`: the sink's `bytes_`. ns-2's TCPSink adds the size of every
+  packet it delivers in order, header included (the SYN, sequence number 0,
+  is a bare 40-byte header, delivered long before the warm-up ends), so the
+  payload delivered in the window is the difference divided by
+  (packetSize_ + 40) and multiplied by packetSize_.
+- `ndatapack`, `nrexmitpack`, `nrexmit`: the sender's counters (tcp.h): data
+  packets sent (retransmissions included), packets sent again, and
+  retransmission-timer expiries that cut the window (`TcpAgent::timeout`
+  counts `nrexmit_` only when data is outstanding).
+
+Each is printed at the end of the warm-up (`flow I warm ...`) and at the end
+of the run (`flow I end ...`); `parse_output` takes the differences.
 """
 
 from __future__ import annotations
@@ -194,16 +197,19 @@ def tcl_script(case: Case, seed: int) -> str:
         ]
     n = len(case.flows)
     lines += [
+        "proc counters {i} {",
+        "  global tcp sink",
+        '  return "bytes=[$sink($i) set bytes_] ndatapack=[$tcp($i) set ndatapack_]'
+        ' nrexmitpack=[$tcp($i) set nrexmitpack_] nrexmit=[$tcp($i) set nrexmit_]"',
+        "}",
         "proc snap {} {",
-        f"  global sink warm; for {{set i 0}} {{$i < {n}}} {{incr i}} "
-        "{ set warm($i) [$sink($i) set bytes_] }",
+        f"  global warm; for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set warm($i) [counters $i] }}",
         "}",
         "proc finish {} {",
-        "  global tcp sink warm",
+        "  global warm",
         f"  for {{set i 0}} {{$i < {n}}} {{incr i}} {{",
-        '    puts "flow $i bytes_warm=$warm($i) bytes_end=[$sink($i) set bytes_]'
-        " ndatapack=[$tcp($i) set ndatapack_] nrexmitpack=[$tcp($i) set nrexmitpack_]"
-        ' nrexmit=[$tcp($i) set nrexmit_]"',
+        '    puts "flow $i warm $warm($i)"',
+        '    puts "flow $i end [counters $i]"',
         "  }",
         "  exit 0",
         "}",
@@ -214,31 +220,37 @@ def tcl_script(case: Case, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-_FLOW_LINE = re.compile(r"^flow (\d+) (.*)$")
+_FLOW_LINE = re.compile(r"^flow (\d+) (warm|end) (.*)$")
+COUNTERS = ("bytes", "ndatapack", "nrexmitpack", "nrexmit")
 
 
 def parse_output(text: str, case: Case) -> dict[str, float]:
-    """The per-flow figures the script printed, as
-    `flow.<i>.goodput_bps` (payload delivered in order during the measured
-    window, bit/s), `flow.<i>.segments_sent`, `flow.<i>.retransmissions`,
-    `flow.<i>.timeouts`. Raises ValueError when a flow is missing."""
-    out: dict[str, float] = {}
+    """The per-flow figures the script printed, each over the measured
+    window (from the end of the warm-up to the end of the run):
+    `flow.<i>.goodput_bps` (payload delivered in order, bit/s),
+    `flow.<i>.segments_sent` (data packets sent, retransmissions included),
+    `flow.<i>.retransmissions` and `flow.<i>.timeouts`. Raises ValueError
+    when a flow's figures are missing."""
+    seen: dict[tuple[int, str], dict[str, float]] = {}
     for line in text.splitlines():
         m = _FLOW_LINE.match(line.strip())
-        if not m:
-            continue
-        i = int(m.group(1))
-        values = dict(kv.split("=", 1) for kv in m.group(2).split())
-        delivered = float(values["bytes_end"]) - float(values["bytes_warm"])
-        payload = delivered / case.packet_bytes * case.mss
-        out[f"flow.{i}.goodput_bps"] = payload * 8 / case.measured_s
-        # The SYN is ns-2's packet 0; satcc counts data segments only.
-        out[f"flow.{i}.segments_sent"] = float(values["ndatapack"]) - 1
-        out[f"flow.{i}.retransmissions"] = float(values["nrexmitpack"])
-        out[f"flow.{i}.timeouts"] = float(values["nrexmit"])
-    missing = [i for i in range(len(case.flows)) if f"flow.{i}.goodput_bps" not in out]
+        if m:
+            values = dict(kv.split("=", 1) for kv in m.group(3).split())
+            seen[(int(m.group(1)), m.group(2))] = {k: float(values[k]) for k in COUNTERS}
+    missing = [
+        i for i in range(len(case.flows)) if (i, "warm") not in seen or (i, "end") not in seen
+    ]
     if missing:
         raise ValueError(f"ns-2 printed no figures for flow(s) {missing}: {text[-500:]!r}")
+    out: dict[str, float] = {}
+    for i in range(len(case.flows)):
+        warm, end = seen[(i, "warm")], seen[(i, "end")]
+        delta = {k: end[k] - warm[k] for k in COUNTERS}
+        payload = delta["bytes"] / case.packet_bytes * case.mss
+        out[f"flow.{i}.goodput_bps"] = payload * 8 / case.measured_s
+        out[f"flow.{i}.segments_sent"] = delta["ndatapack"]
+        out[f"flow.{i}.retransmissions"] = delta["nrexmitpack"]
+        out[f"flow.{i}.timeouts"] = delta["nrexmit"]
     return out
 
 

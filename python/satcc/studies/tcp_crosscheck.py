@@ -14,7 +14,7 @@ Goodput is the payload delivered in order at the receiver between the end of
 a warm-up and the end of the run, the same window in both simulators (satcc:
 the run's `delivered_bytes` less that of the same run stopped at the warm-up;
 ns-2: the sink's `bytes_` at both instants). Retransmissions and timeouts
-count the whole run in both. Cases with random loss run over 20 seeds; the
+are counted over the same window in both. Cases with random loss run over 20 seeds; the
 others are deterministic (one seed).
 
 The judged check is the ratio of the mean goodputs, satcc / ns-2, against 1
@@ -223,6 +223,9 @@ def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None 
             "delayed_ack": case.delayed_ack,
             "delayed_ack_timeout": f"{case.delack_interval_s} s",
             "limited_transmit": case.limited_transmit,
+            # ns-2 restarts the timer when it sends the fast retransmit
+            # (reset_rtx_timer(1, 0) in dupack_action).
+            "rto_restart_on_fast_retransmit": True,
             # ns-2's window_ is a fixed limit on the packets in flight.
             "send_buffer": window,
             "receive_buffer": window,
@@ -253,6 +256,9 @@ def runs(quick: bool) -> list[RunSpec]:
             "window_packets": case.window_packets,
             "delayed_ack": case.delayed_ack,
             "limited_transmit": case.limited_transmit,
+            # ns-2 restarts the timer when it sends the fast retransmit
+            # (reset_rtx_timer(1, 0) in dupack_action).
+            "rto_restart_on_fast_retransmit": True,
             "min_rto_s": case.min_rto_s,
             "duration_s": case.duration_s,
             "warmup_s": case.warmup_s,
@@ -269,6 +275,8 @@ def seeds(quick: bool) -> list[int]:
 # The other side of each run: satcc stopped at the warm-up, and ns-2
 
 
+# satcc's counters taken at the end of the warm-up, to count over the window.
+WINDOWED = ("delivered_bytes", "retransmissions", "timeouts")
 _lock = threading.Lock()
 _companions: dict[tuple[str, int], dict[str, float]] = {}
 
@@ -284,7 +292,11 @@ def _companion(spec: RunSpec, case: Case, seed: int, ns: str | None) -> dict[str
 
     stopped = {**spec.scenario, "run": {**spec.scenario["run"], "duration": f"{case.warmup_s} s"}}
     warm = run(stopped, seed=seed, progress=False).summary
-    out = {f"warm.{i}": float(warm[f"tcp.f{i}.delivered_bytes"]) for i in range(len(case.flows))}
+    out = {
+        f"warm.{i}.{name}": float(warm[f"tcp.f{i}.{name}"])
+        for i in range(len(case.flows))
+        for name in WINDOWED
+    }
     if ns is not None:
         out.update(ns2.run(case, seed, ns))
     return out
@@ -344,10 +356,12 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     out: dict[str, float] = {}
     totals = {"satcc": 0.0, "ns2": 0.0}
     for name in ("retransmissions", "timeouts"):
-        out[f"satcc_{name}"] = sum(float(summary[f"tcp.f{i}.{name}"]) for i in range(n))
+        out[f"satcc_{name}"] = sum(
+            float(summary[f"tcp.f{i}.{name}"]) - other[f"warm.{i}.{name}"] for i in range(n)
+        )
         out[f"ns2_{name}"] = sum(other.get(f"flow.{i}.{name}", math.nan) for i in range(n))
     for i in range(n):
-        delivered = float(summary[f"tcp.f{i}.delivered_bytes"]) - other[f"warm.{i}"]
+        delivered = float(summary[f"tcp.f{i}.delivered_bytes"]) - other[f"warm.{i}.delivered_bytes"]
         ours = delivered * 8 / case.measured_s / 1e6
         theirs = other.get(f"flow.{i}.goodput_bps", math.nan) / 1e6
         totals["satcc"] += ours
