@@ -27,6 +27,7 @@ test: $(BIN)/python
 	$(BIN)/ruff check python tests benches
 	$(BIN)/ruff format --check python tests benches
 	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-ns2.sh
 	$(BIN)/pytest
 
 # Editable install for development: Python edits apply at once, Rust edits

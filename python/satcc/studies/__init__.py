@@ -5,12 +5,17 @@
 
 from __future__ import annotations
 
-from satcc.studies import abr_lrd_vbr, netpipe_satellite, queueing_theory
+from satcc.studies import abr_lrd_vbr, netpipe_satellite, queueing_theory, tcp_crosscheck
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
 
 STUDIES: dict[str, Study] = {
     study.name: study
-    for study in (queueing_theory.STUDY, abr_lrd_vbr.STUDY, netpipe_satellite.STUDY)
+    for study in (
+        queueing_theory.STUDY,
+        abr_lrd_vbr.STUDY,
+        netpipe_satellite.STUDY,
+        tcp_crosscheck.STUDY,
+    )
 }
 
 

@@ -1,0 +1,280 @@
+"""The same TCP scenario in ns-2.35: a Tcl script, the `ns` run, its numbers.
+
+A `Case` describes one dumbbell scenario in the terms both simulators share
+(rates, delays, a drop-tail bottleneck, per-packet loss on the data
+direction, the TCP parameters). `tcl_script` writes the ns-2 script for one
+seed, `run` executes it with Debian's `ns2` package (`ns`), and `parse_output`
+reads back what the script prints. tcp_crosscheck.py builds the satcc
+scenario from the same `Case`; docs/tcp-crosscheck.md says how each
+parameter of one simulator is matched in the other.
+
+What the script measures, per flow:
+
+- `bytes`: the sink's `bytes_`. ns-2's TCPSink adds the size of every
+  packet it delivers in order, header included (the SYN, sequence number 0,
+  is a bare 40-byte header, delivered long before the warm-up ends), so the
+  payload delivered in the window is the difference divided by
+  (packetSize_ + 40) and multiplied by packetSize_.
+- `ndatapack`, `nrexmitpack`, `nrexmit`: the sender's counters (tcp.h): data
+  packets sent (retransmissions included), packets sent again, and
+  retransmission-timer expiries that cut the window (`TcpAgent::timeout`
+  counts `nrexmit_` only when data is outstanding).
+
+Each is printed at the end of the warm-up (`flow I warm ...`) and at the end
+of the run (`flow I end ...`); `parse_output` takes the differences.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+NS_COMMAND = "ns"
+HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_, satcc's default `header`
+ACCESS_RATE_BPS = 100e6
+ACCESS_QUEUE_PACKETS = 100_000
+
+VARIANT_AGENTS = {
+    # satcc variant: (ns-2 sender, ns-2 sink with an ACK per packet, with delayed ACKs)
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
+}
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One bulk TCP flow: its sender's access-link delay (one way) and when
+    its application starts."""
+
+    access_delay_s: float
+    start_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """A dumbbell: every flow's sender -> r1 over its own access link, the
+    bottleneck r1 -> r2, r2 -> that flow's receiver over a zero-delay access
+    link; the same links carry the ACKs back. Loss (`loss`, per packet) hits
+    the bottleneck's data direction only, after transmission."""
+
+    variant: str = "newreno"
+    rate_bps: float = 2e6
+    delay_s: float = 0.274
+    queue_limit: int = 100  # ns-2's queue-limit: one packet in transmission + limit-1 waiting
+    loss: float = 0.0
+    mss: int = 1460
+    window_packets: int = 1000
+    initial_window: int = 2
+    delayed_ack: bool = True
+    delack_interval_s: float = 0.1
+    limited_transmit: bool = True
+    min_rto_s: float = 1.0
+    initial_rto_s: float = 3.0
+    max_rto_s: float = 60.0
+    tick_s: float = 0.001
+    duration_s: float = 300.0
+    warmup_s: float = 50.0
+    flows: tuple[Flow, ...] = field(default_factory=lambda: (Flow(0.001),))
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANT_AGENTS:
+            raise ValueError(f"variant must be one of {', '.join(VARIANT_AGENTS)}")
+        if self.queue_limit < 2:
+            raise ValueError("queue_limit must be at least 2 (one waiting packet)")
+        if not 0 <= self.loss < 1:
+            raise ValueError("loss must be in [0, 1)")
+        if not 0 < self.warmup_s < self.duration_s:
+            raise ValueError("the warm-up must end before the run does")
+        if not self.flows:
+            raise ValueError("a case needs at least one flow")
+
+    @property
+    def packet_bytes(self) -> int:
+        """A data packet on the wire: ns-2's packetSize_ plus its 40-byte header."""
+        return self.mss + HEADER_BYTES
+
+    def rtt_s(self, flow: int = 0) -> float:
+        """Round-trip propagation delay plus one data packet's and one ACK's
+        serialisation at every hop: the RTT of an empty path."""
+        one_way = self.flows[flow].access_delay_s + self.delay_s
+        data = self.packet_bytes * 8 * (1 / ACCESS_RATE_BPS * 2 + 1 / self.rate_bps)
+        ack = HEADER_BYTES * 8 * (1 / ACCESS_RATE_BPS * 2 + 1 / self.rate_bps)
+        return 2 * one_way + data + ack
+
+    def bdp_packets(self, flow: int = 0) -> float:
+        return self.rate_bps * self.rtt_s(flow) / 8 / self.packet_bytes
+
+    @property
+    def measured_s(self) -> float:
+        return self.duration_s - self.warmup_s
+
+
+def _seconds(x: float) -> str:
+    return f"{x:.9g}"
+
+
+def _rate(bps: float) -> str:
+    return f"{bps:.9g}"  # ns-2 reads a bare number as bit/s
+
+
+def tcl_script(case: Case, seed: int) -> str:
+    """The ns-2 script for one run of `case` with `seed` (an integer >= 1,
+    the replication number: its random numbers come from substream `seed`
+    of ns-2's generators)."""
+    if seed < 1:
+        raise ValueError(f"seeds are replication numbers >= 1, got {seed}")
+    agent, sink_plain, sink_delack = VARIANT_AGENTS[case.variant]
+    sink = sink_delack if case.delayed_ack else sink_plain
+    lines = [
+        "# Generated by satcc (python/satcc/studies/ns2.py); see docs/tcp-crosscheck.md.",
+        "set ns [new Simulator]",
+        # Replication `seed` uses substream `seed` of each generator (ns-2's
+        # way to independent replications: substreams are 2^76 draws apart).
+        # `$rng seed N` would start every word of MRG32k3a's state at N,
+        # which makes consecutive seeds' streams correlated. defaultRNG
+        # draws the random phase of each sender's clock (boot_time_).
+        "global defaultRNG",
+        f"for {{set i 0}} {{$i < {seed}}} {{incr i}} {{ $defaultRNG next-substream }}",
+        "set r1 [$ns node]; set r2 [$ns node]",
+        f"$ns duplex-link $r1 $r2 {_rate(case.rate_bps)} {_seconds(case.delay_s)}s DropTail",
+        f"$ns queue-limit $r1 $r2 {case.queue_limit}",
+        f"$ns queue-limit $r2 $r1 {ACCESS_QUEUE_PACKETS}",
+    ]
+    if case.loss > 0:
+        lines += [
+            "set lossrng [new RNG]",
+            f"for {{set i 0}} {{$i < {seed}}} {{incr i}} {{ $lossrng next-substream }}",
+            "set lossvar [new RandomVariable/Uniform]",
+            "$lossvar use-rng $lossrng",
+            "set em [new ErrorModel]",
+            "$em unit pkt",
+            f"$em set rate_ {case.loss!r}",
+            "$em ranvar $lossvar",
+            "$em drop-target [new Agent/Null]",
+            # After the transmitter, as satcc's link errors: a lost packet
+            # still took its time on the bottleneck.
+            "$ns link-lossmodel $em $r1 $r2",
+        ]
+    lines += [
+        f"Agent/TCP set packetSize_ {case.mss}",
+        f"Agent/TCP set window_ {case.window_packets}",
+        f"Agent/TCP set windowInit_ {case.initial_window}",
+        f"Agent/TCP set singledup_ {1 if case.limited_transmit else 0}",
+        f"Agent/TCP set minrto_ {_seconds(case.min_rto_s)}",
+        f"Agent/TCP set maxrto_ {_seconds(case.max_rto_s)}",
+        f"Agent/TCP set rtxcur_init_ {_seconds(case.initial_rto_s)}",
+        f"Agent/TCP set tcpTick_ {_seconds(case.tick_s)}",
+        f"Agent/TCP set tcpip_base_hdr_size_ {HEADER_BYTES}",
+        "Agent/TCP set maxburst_ 0",
+        "Agent/TCP set overhead_ 0",
+        f"Agent/TCPSink set packetSize_ {HEADER_BYTES}",
+        f"Agent/TCPSink/DelAck set interval_ {_seconds(case.delack_interval_s)}",
+        f"Agent/TCPSink/Sack1/DelAck set interval_ {_seconds(case.delack_interval_s)}",
+    ]
+    for i, flow in enumerate(case.flows):
+        lines += [
+            f"set s({i}) [$ns node]; set d({i}) [$ns node]",
+            f"$ns duplex-link $s({i}) $r1 {_rate(ACCESS_RATE_BPS)} "
+            f"{_seconds(flow.access_delay_s)}s DropTail",
+            f"$ns duplex-link $r2 $d({i}) {_rate(ACCESS_RATE_BPS)} 0s DropTail",
+            f"$ns queue-limit $s({i}) $r1 {ACCESS_QUEUE_PACKETS}",
+            f"$ns queue-limit $r1 $s({i}) {ACCESS_QUEUE_PACKETS}",
+            f"$ns queue-limit $r2 $d({i}) {ACCESS_QUEUE_PACKETS}",
+            f"$ns queue-limit $d({i}) $r2 {ACCESS_QUEUE_PACKETS}",
+            f"set tcp({i}) [new {agent}]",
+            f"set sink({i}) [new {sink}]",
+            f"$ns attach-agent $s({i}) $tcp({i}); $ns attach-agent $d({i}) $sink({i})",
+            f"$ns connect $tcp({i}) $sink({i})",
+            f"set ftp({i}) [new Application/FTP]; $ftp({i}) attach-agent $tcp({i})",
+            f'$ns at {_seconds(flow.start_s)} "$ftp({i}) start"',
+        ]
+    n = len(case.flows)
+    lines += [
+        "proc counters {i} {",
+        "  global tcp sink",
+        '  return "bytes=[$sink($i) set bytes_] ndatapack=[$tcp($i) set ndatapack_]'
+        ' nrexmitpack=[$tcp($i) set nrexmitpack_] nrexmit=[$tcp($i) set nrexmit_]"',
+        "}",
+        "proc snap {} {",
+        f"  global warm; for {{set i 0}} {{$i < {n}}} {{incr i}} {{ set warm($i) [counters $i] }}",
+        "}",
+        "proc finish {} {",
+        "  global warm",
+        f"  for {{set i 0}} {{$i < {n}}} {{incr i}} {{",
+        '    puts "flow $i warm $warm($i)"',
+        '    puts "flow $i end [counters $i]"',
+        "  }",
+        "  exit 0",
+        "}",
+        f'$ns at {_seconds(case.warmup_s)} "snap"',
+        f'$ns at {_seconds(case.duration_s)} "finish"',
+        "$ns run",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_FLOW_LINE = re.compile(r"^flow (\d+) (warm|end) (.*)$")
+COUNTERS = ("bytes", "ndatapack", "nrexmitpack", "nrexmit")
+
+
+def parse_output(text: str, case: Case) -> dict[str, float]:
+    """The per-flow figures the script printed, each over the measured
+    window (from the end of the warm-up to the end of the run):
+    `flow.<i>.goodput_bps` (payload delivered in order, bit/s),
+    `flow.<i>.segments_sent` (data packets sent, retransmissions included),
+    `flow.<i>.retransmissions` and `flow.<i>.timeouts`. Raises ValueError
+    when a flow's figures are missing."""
+    seen: dict[tuple[int, str], dict[str, float]] = {}
+    for line in text.splitlines():
+        m = _FLOW_LINE.match(line.strip())
+        if m:
+            values = dict(kv.split("=", 1) for kv in m.group(3).split())
+            seen[(int(m.group(1)), m.group(2))] = {k: float(values[k]) for k in COUNTERS}
+    missing = [
+        i for i in range(len(case.flows)) if (i, "warm") not in seen or (i, "end") not in seen
+    ]
+    if missing:
+        raise ValueError(f"ns-2 printed no figures for flow(s) {missing}: {text[-500:]!r}")
+    out: dict[str, float] = {}
+    for i in range(len(case.flows)):
+        warm, end = seen[(i, "warm")], seen[(i, "end")]
+        delta = {k: end[k] - warm[k] for k in COUNTERS}
+        payload = delta["bytes"] / case.packet_bytes * case.mss
+        out[f"flow.{i}.goodput_bps"] = payload * 8 / case.measured_s
+        out[f"flow.{i}.segments_sent"] = delta["ndatapack"]
+        out[f"flow.{i}.retransmissions"] = delta["nrexmitpack"]
+        out[f"flow.{i}.timeouts"] = delta["nrexmit"]
+    return out
+
+
+def find_ns() -> str | None:
+    """The path of ns-2's `ns`, or None when it is not installed."""
+    return shutil.which(NS_COMMAND)
+
+
+def run(case: Case, seed: int, ns: str | None = None, timeout_s: float = 600.0) -> dict[str, Any]:
+    """Run `case` with `seed` in ns-2 and return `parse_output`'s figures."""
+    ns = ns or find_ns()
+    if ns is None:
+        raise FileNotFoundError("ns-2 (`ns`) is not installed: apt-get install ns2")
+    with tempfile.TemporaryDirectory(prefix="satcc-ns2-") as tmp:
+        script = os.path.join(tmp, "case.tcl")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(tcl_script(case, seed))
+        done = subprocess.run(
+            [ns, script], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"ns exited with {done.returncode}: {done.stderr[-500:]}")
+    return parse_output(done.stdout, case)
+
+
+def mean_or_nan(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan

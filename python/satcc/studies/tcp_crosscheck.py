@@ -1,0 +1,539 @@
+"""Study `tcp-crosscheck`: satcc's TCP against ns-2.35 on the same scenarios.
+
+Each case is a dumbbell (python/satcc/studies/ns2.py, `Case`) built twice
+from one description: as a satcc scenario here and as an ns-2 Tcl script
+there, with every parameter matched (docs/tcp-crosscheck.md lists each match
+and why). Cases: a window-limited and a buffer-limited flow over a GEO hop
+(2 Mb/s, 556 ms RTT); random per-packet loss on the data direction
+(1e-4, 1e-3, 1e-2 over a 10 Mb/s GEO hop) with and without delayed ACKs, with
+and without Limited Transmit, minimum RTO 1 s and 200 ms, Reno, NewReno and
+SACK; four flows with RTTs from 100 to 600 ms sharing one drop-tail
+bottleneck.
+
+Goodput is the payload delivered in order at the receiver between the end of
+a warm-up and the end of the run, the same window in both simulators (satcc:
+the run's `delivered_bytes` less that of the same run stopped at the warm-up;
+ns-2: the sink's `bytes_` at both instants). Retransmissions and timeouts
+are counted over the same window in both. Cases with random loss run over 20 seeds; the
+others are deterministic (one seed).
+
+The judged check is the ratio of the mean goodputs, satcc / ns-2, against 1
+with a 5 % tolerance (the "published" value is ns-2's mean goodput; the ratio
+form lets the framework judge it). The Padhye et al. (1998) full model (with
+timeouts; b = 2 with delayed ACKs, 1 without) and the Mathis et al. (1997)
+law are shown beside the random-loss cases, and Padhye's Wmax/RTT limit beside
+the window-limited one. Without ns-2 (`ns` not on PATH) the ns-2 columns are
+absent, nothing is judged, and the models are the only comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from satcc.analysis.tcp import (
+    MATHIS_C_ACK_EVERY_SEGMENT,
+    MATHIS_C_DELAYED_ACK,
+    mathis_throughput,
+    padhye_throughput,
+)
+from satcc.studies import ns2
+from satcc.studies.framework import Reference, RunSpec, Study, default_jobs
+from satcc.studies.ns2 import ACCESS_QUEUE_PACKETS, ACCESS_RATE_BPS, HEADER_BYTES, Case, Flow
+
+TOLERANCE = 0.05
+RANDOM_SEEDS = tuple(range(1, 21))
+QUICK_RANDOM_SEEDS = (1, 2, 3)
+NS2_SOURCE = "ns-2.35 (Debian ns2), the same scenario and seeds"
+MODEL_SOURCE = "Padhye et al. 1998 eq. (31)/(32); Mathis et al. 1997"
+
+GEO_2M = {"rate_bps": 2e6, "delay_s": 0.274}  # 556 ms RTT with the access links
+GEO_10M = {"rate_bps": 10e6, "delay_s": 0.274, "queue_limit": 1000, "window_packets": 1000}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One case of the study: its label, the scenario, whether its loss is
+    random (then it runs over many seeds), and its quick-mode run length."""
+
+    label: str
+    case: Case
+    quick_duration_s: float
+    quick_warmup_s: float
+
+    @property
+    def random(self) -> bool:
+        return self.case.loss > 0
+
+
+def _loss_label(p: float) -> str:
+    return f"{p:.0e}".replace("e-0", "e-")
+
+
+def _loss_point(
+    p: float,
+    variant: str = "newreno",
+    delayed_ack: bool = True,
+    limited_transmit: bool = True,
+    min_rto_s: float = 1.0,
+) -> Point:
+    # Run lengths for about 500 loss events per case over the 20 seeds
+    # (1 / p packets each), so that each mean has a CI of a few percent.
+    duration, warmup = {1e-4: (2500.0, 100.0), 1e-3: (600.0, 60.0), 1e-2: (400.0, 40.0)}[p]
+    tags = [variant, "delack" if delayed_ack else "ack-every", "LT" if limited_transmit else "noLT"]
+    tags.append(f"minRTO {min_rto_s:g}s")
+    case = Case(
+        variant=variant,
+        loss=p,
+        delayed_ack=delayed_ack,
+        limited_transmit=limited_transmit,
+        min_rto_s=min_rto_s,
+        duration_s=duration,
+        warmup_s=warmup,
+        **GEO_10M,
+    )
+    return Point(f"loss {_loss_label(p)} {' '.join(tags)}", case, duration / 5, warmup / 2)
+
+
+def points() -> list[Point]:
+    out = [
+        Point(
+            "GEO window-limited W=32",
+            Case(window_packets=32, queue_limit=100, duration_s=300.0, warmup_s=50.0, **GEO_2M),
+            100.0,
+            30.0,
+        )
+    ]
+    for variant in ("reno", "newreno", "sack"):
+        out.append(
+            Point(
+                f"GEO buffer-limited {variant}",
+                Case(
+                    variant=variant,
+                    window_packets=1000,
+                    queue_limit=30,
+                    duration_s=600.0,
+                    warmup_s=100.0,
+                    **GEO_2M,
+                ),
+                200.0,
+                50.0,
+            )
+        )
+    out += [_loss_point(1e-4), _loss_point(1e-4, delayed_ack=False)]
+    for p in (1e-3, 1e-2):
+        out += [
+            _loss_point(p),
+            _loss_point(p, delayed_ack=False),
+            _loss_point(p, limited_transmit=False),
+            _loss_point(p, min_rto_s=0.2),
+            _loss_point(p, variant="reno"),
+            _loss_point(p, variant="sack"),
+        ]
+    # Four flows, RTTs 100 to 600 ms, on one 10 Mb/s drop-tail bottleneck,
+    # with a little random loss (1e-4) so that the flows' phases differ
+    # from seed to seed (pure drop-tail would be one deterministic outcome
+    # each, set by phase effects).
+    access = (0.0245, 0.108, 0.1915, 0.275)  # one way: RTT = 2 (access + 25 ms) + serialisation
+    for variant in ("newreno", "sack"):
+        out.append(
+            Point(
+                f"4 flows RTT 100-600 ms {variant}",
+                Case(
+                    variant=variant,
+                    rate_bps=10e6,
+                    delay_s=0.025,
+                    queue_limit=200,
+                    loss=1e-4,
+                    window_packets=1000,
+                    duration_s=300.0,
+                    warmup_s=60.0,
+                    flows=tuple(Flow(a, 0.5 * i) for i, a in enumerate(access)),
+                ),
+                100.0,
+                40.0,
+            )
+        )
+    return out
+
+
+POINTS = points()
+BY_LABEL = {p.label: p for p in POINTS}
+
+
+def case_of(point: Point, quick: bool) -> Case:
+    if not quick:
+        return point.case
+    return replace(point.case, duration_s=point.quick_duration_s, warmup_s=point.quick_warmup_s)
+
+
+# ---------------------------------------------------------------------------
+# The satcc scenario of a case
+
+
+def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None = None) -> dict:
+    """The satcc scenario of `case`, stopped at `duration_s` (default: the
+    case's duration)."""
+    big = {"limit": f"{ACCESS_QUEUE_PACKETS} packets"}
+    rate = f"{case.rate_bps:.9g} bps"
+    delay = f"{case.delay_s:.9g} s"
+    nodes: dict[str, dict] = {"r1": {}, "r2": {}}
+    links: dict[str, dict] = {
+        # ns-2's queue-limit N keeps N-1 packets waiting beside the one in
+        # transmission; satcc's limit counts the waiting ones only.
+        "bn": {
+            "from": "r1",
+            "to": "r2",
+            "rate": rate,
+            "delay": delay,
+            "loss": case.loss,
+            "queue": {"limit": f"{case.queue_limit - 1} packets"},
+        },
+        "bn_back": {"from": "r2", "to": "r1", "rate": rate, "delay": delay, "queue": big},
+    }
+    tcp: dict[str, dict] = {}
+    window = f"{case.window_packets * case.mss} B"
+    for i, flow in enumerate(case.flows):
+        nodes[f"s{i}"] = {"type": "host"}
+        nodes[f"d{i}"] = {"type": "host"}
+        access = {"rate": f"{ACCESS_RATE_BPS:.9g} bps", "duplex": True, "queue": big}
+        links[f"in{i}"] = {"from": f"s{i}", "to": "r1", "delay": f"{flow.access_delay_s} s"}
+        links[f"in{i}"].update(access)
+        links[f"out{i}"] = {"from": "r2", "to": f"d{i}", "delay": "0 s", **access}
+        tcp[f"f{i}"] = {
+            "from": f"s{i}",
+            "to": f"d{i}",
+            "variant": case.variant,
+            "mss": f"{case.mss} B",
+            "header": f"{HEADER_BYTES} B",
+            "initial_window": case.initial_window,
+            # ns-2 adds one segment per new ACK in slow start, whatever it
+            # acknowledges: RFC 5681's counting, L = 1.
+            "abc_limit": 1,
+            # ns-2 starts with ssthresh_ = window_.
+            "initial_ssthresh": window,
+            "min_rto": f"{case.min_rto_s} s",
+            "initial_rto": f"{case.initial_rto_s} s",
+            "max_rto": f"{case.max_rto_s} s",
+            "clock_granularity": f"{case.tick_s} s",
+            "delayed_ack": case.delayed_ack,
+            "delayed_ack_timeout": f"{case.delack_interval_s} s",
+            "limited_transmit": case.limited_transmit,
+            # ns-2 restarts the timer when it sends the fast retransmit
+            # (reset_rtx_timer(1, 0) in dupack_action).
+            "rto_restart_on_fast_retransmit": True,
+            # ns-2's window_ is a fixed limit on the packets in flight.
+            "send_buffer": window,
+            "receive_buffer": window,
+            "start": f"{flow.start_s} s",
+            "app": {"type": "bulk"},
+        }
+    duration = case.duration_s if duration_s is None else duration_s
+    return {
+        "run": {"name": name, "duration": f"{duration:.9g} s"},
+        "nodes": nodes,
+        "links": links,
+        "tcp": tcp,
+    }
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    specs = []
+    for point in POINTS:
+        case = case_of(point, quick)
+        seeds = (QUICK_RANDOM_SEEDS if quick else RANDOM_SEEDS) if point.random else (1,)
+        params = {
+            "variant": case.variant,
+            "loss": case.loss,
+            "flows": len(case.flows),
+            "rtt_s": [round(case.rtt_s(i), 6) for i in range(len(case.flows))],
+            "rate_bps": case.rate_bps,
+            "queue_limit_ns2": case.queue_limit,
+            "window_packets": case.window_packets,
+            "delayed_ack": case.delayed_ack,
+            "limited_transmit": case.limited_transmit,
+            # ns-2 restarts the timer when it sends the fast retransmit
+            # (reset_rtx_timer(1, 0) in dupack_action).
+            "rto_restart_on_fast_retransmit": True,
+            "min_rto_s": case.min_rto_s,
+            "duration_s": case.duration_s,
+            "warmup_s": case.warmup_s,
+        }
+        specs.append(RunSpec(point.label, params, scenario(case), seeds=seeds))
+    return specs
+
+
+def seeds(quick: bool) -> list[int]:
+    return list(QUICK_RANDOM_SEEDS if quick else RANDOM_SEEDS)
+
+
+# ---------------------------------------------------------------------------
+# The other side of each run: satcc stopped at the warm-up, and ns-2
+
+
+# satcc's counters taken at the end of the warm-up, to count over the window.
+WINDOWED = ("delivered_bytes", "retransmissions", "timeouts")
+_lock = threading.Lock()
+_companions: dict[tuple[str, int], dict[str, float]] = {}
+
+
+def _case_of_spec(spec: RunSpec) -> Case:
+    point = BY_LABEL[spec.label]
+    p = spec.params
+    return replace(point.case, duration_s=p["duration_s"], warmup_s=p["warmup_s"])
+
+
+def _companion(spec: RunSpec, case: Case, seed: int, ns: str | None) -> dict[str, float]:
+    from satcc.runner import run
+
+    stopped = {**spec.scenario, "run": {**spec.scenario["run"], "duration": f"{case.warmup_s} s"}}
+    warm = run(stopped, seed=seed, progress=False).summary
+    out = {
+        f"warm.{i}.{name}": float(warm[f"tcp.f{i}.{name}"])
+        for i in range(len(case.flows))
+        for name in WINDOWED
+    }
+    if ns is not None:
+        out.update(ns2.run(case, seed, ns))
+    return out
+
+
+def companions(spec: RunSpec, seed: int) -> dict[str, float]:
+    """For (spec, seed): the bytes delivered by the warm-up's end in satcc
+    (`warm.<flow>`) and ns-2's figures (`flow.<i>.*`, absent without ns-2).
+    The first call for a spec computes every seed of it at once, in threads
+    (satcc runs without the GIL, ns-2 in its own process)."""
+    ns = ns2.find_ns()
+    key = json.dumps([spec.label, spec.params, ns], sort_keys=True)
+    with _lock:
+        if (key, seed) not in _companions:
+            case = _case_of_spec(spec)
+            todo = [s for s in (spec.seeds or (seed,)) if (key, s) not in _companions]
+            if seed not in todo:
+                todo.append(seed)
+            with ThreadPoolExecutor(max_workers=max(1, default_jobs())) as pool:
+                results = pool.map(lambda s: _companion(spec, case, s, ns), todo)
+                for s, result in zip(todo, results, strict=True):
+                    _companions[(key, s)] = result
+        return _companions[(key, seed)]
+
+
+# ---------------------------------------------------------------------------
+# Metrics
+
+
+def _models(case: Case) -> tuple[float, float]:
+    """Padhye and Mathis for flow 0 of a single-flow case, in Mb/s of
+    payload; NaN where they do not apply (drop-tail losses, several flows)."""
+    if len(case.flows) != 1:
+        return math.nan, math.nan
+    if case.loss == 0 and case.window_packets >= case.bdp_packets():
+        return math.nan, math.nan  # drop-tail losses: neither model's loss process
+    rtt = case.rtt_s()
+    b = 2 if case.delayed_ack else 1
+    t0 = max(case.min_rto_s, rtt)
+    padhye = padhye_throughput(case.mss, rtt, case.loss, t0, b, case.window_packets)
+    mathis = math.nan
+    if case.loss > 0:
+        c = MATHIS_C_DELAYED_ACK if case.delayed_ack else MATHIS_C_ACK_EVERY_SEGMENT
+        mathis = mathis_throughput(case.mss, rtt, case.loss, c)
+    return padhye * 8 / 1e6, mathis * 8 / 1e6
+
+
+def ns2_present() -> bool:
+    return ns2.find_ns() is not None
+
+
+def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
+    case = _case_of_spec(spec)
+    seed = int(summary["run.seed"])
+    other = companions(spec, seed)
+    n = len(case.flows)
+    out: dict[str, float] = {}
+    totals = {"satcc": 0.0, "ns2": 0.0}
+    for name in ("retransmissions", "timeouts"):
+        out[f"satcc_{name}"] = sum(
+            float(summary[f"tcp.f{i}.{name}"]) - other[f"warm.{i}.{name}"] for i in range(n)
+        )
+        out[f"ns2_{name}"] = sum(other.get(f"flow.{i}.{name}", math.nan) for i in range(n))
+    for i in range(n):
+        delivered = float(summary[f"tcp.f{i}.delivered_bytes"]) - other[f"warm.{i}.delivered_bytes"]
+        ours = delivered * 8 / case.measured_s / 1e6
+        theirs = other.get(f"flow.{i}.goodput_bps", math.nan) / 1e6
+        totals["satcc"] += ours
+        totals["ns2"] += theirs
+        if n > 1:
+            out[f"satcc_goodput_mbps_flow{i}"] = ours
+            out[f"ns2_goodput_mbps_flow{i}"] = theirs
+    out["satcc_goodput_mbps"] = totals["satcc"]
+    out["ns2_goodput_mbps"] = totals["ns2"]
+    # Against ns-2's mean over the spec's seeds: the mean of this metric
+    # over the seeds is then the ratio of the two means.
+    ns2_means = _ns2_mean_goodputs(spec, n)
+    out["goodput_ratio"] = totals["satcc"] / ns2_means["total"]
+    if n > 1:
+        for i in range(n):
+            out[f"goodput_ratio_flow{i}"] = out[f"satcc_goodput_mbps_flow{i}"] / ns2_means[i]
+    out["padhye_mbps"], out["mathis_mbps"] = _models(case)
+    return out
+
+
+def _ns2_mean_goodputs(spec: RunSpec, n: int) -> dict[Any, float]:
+    seeds = spec.seeds or ()
+    rows = [companions(spec, s) for s in seeds]
+    per_flow = {
+        i: ns2.mean_or_nan([r.get(f"flow.{i}.goodput_bps", math.nan) / 1e6 for r in rows])
+        for i in range(n)
+    }
+    return {**per_flow, "total": sum(per_flow.values())}
+
+
+# ---------------------------------------------------------------------------
+# References: the ratio judged against 1 when ns-2 is there; the rest shown
+
+SHOWN = (
+    "satcc_goodput_mbps",
+    "ns2_goodput_mbps",
+    "satcc_retransmissions",
+    "ns2_retransmissions",
+    "satcc_timeouts",
+    "ns2_timeouts",
+    "padhye_mbps",
+    "mathis_mbps",
+)
+
+
+def references(judge: bool) -> list[Reference]:
+    refs = []
+    for point in POINTS:
+        n = len(point.case.flows)
+        ratios = ["goodput_ratio"] + ([f"goodput_ratio_flow{i}" for i in range(n)] if n > 1 else [])
+        for metric in ratios:
+            refs.append(
+                Reference(
+                    point.label,
+                    metric,
+                    1.0 if judge else math.nan,
+                    NS2_SOURCE,
+                    TOLERANCE if judge else 0.0,
+                    "relative" if judge else "none",
+                    kind="simulator",
+                    notes="satcc mean goodput / ns-2 mean goodput"
+                    + ("" if judge else "; ns-2 absent"),
+                )
+            )
+        shown = list(SHOWN)
+        if n > 1:
+            shown += [f"{s}_goodput_mbps_flow{i}" for i in range(n) for s in ("satcc", "ns2")]
+        for metric in shown:
+            refs.append(
+                Reference(
+                    point.label,
+                    metric,
+                    math.nan,
+                    MODEL_SOURCE if metric.startswith(("padhye", "mathis")) else NS2_SOURCE,
+                    0.0,
+                    "none",
+                    kind="shown",
+                )
+            )
+    return refs
+
+
+# ---------------------------------------------------------------------------
+# The table
+
+
+def _ratio_ci(ours: Any, theirs: Any) -> float:
+    """Half-width of the CI of mean(satcc) / mean(ns-2), first-order (delta
+    method) from the two independent means' CIs."""
+    r = ours.measured / theirs.measured
+    a = ours.ci_half_width / ours.measured if math.isfinite(ours.ci_half_width) else 0.0
+    b = theirs.ci_half_width / theirs.measured if math.isfinite(theirs.ci_half_width) else 0.0
+    if not (math.isfinite(ours.ci_half_width) or math.isfinite(theirs.ci_half_width)):
+        return math.nan
+    return abs(r) * math.hypot(a, b)
+
+
+def layout(table: Any) -> list[Any]:
+    from rich import box
+    from rich.table import Table
+
+    from satcc import fmt
+
+    present = bool((table["tolerance_kind"] != "none").any())
+    title = "tcp-crosscheck: satcc against ns-2.35, goodput in Mb/s (payload)"
+    if not present:
+        title += " - ns-2 ABSENT (apt-get install ns2): ns-2 columns empty, models only"
+    out = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1))
+    for head in ("case", "flow"):
+        out.add_column(head, no_wrap=True)
+    for head in (
+        "satcc",
+        "ns-2",
+        "satcc/ns-2",
+        "",
+        "retx satcc",
+        "retx ns-2",
+        "TO satcc",
+        "TO ns-2",
+        "Padhye",
+        "Mathis",
+    ):
+        out.add_column(head, justify="right", no_wrap=True)
+    for label in dict.fromkeys(table["label"]):
+        rows = {r.metric: r for r in table[table["label"] == label].itertuples()}
+        flows = sorted(
+            int(m.removeprefix("goodput_ratio_flow"))
+            for m in rows
+            if m.startswith("goodput_ratio_flow")
+        )
+        for flow in [None, *flows]:
+            suffix = "" if flow is None else f"_flow{flow}"
+            ours, theirs = rows[f"satcc_goodput_mbps{suffix}"], rows[f"ns2_goodput_mbps{suffix}"]
+            ratio = rows[f"goodput_ratio{suffix}"]
+            ratio_text = fmt.MISSING
+            if math.isfinite(theirs.measured) and theirs.measured > 0:
+                ratio_text = fmt.mean_ci(ratio.measured, _ratio_ci(ours, theirs))
+            cells = [
+                fmt.mean_ci(ours.measured, ours.ci_half_width),
+                fmt.mean_ci(theirs.measured, theirs.ci_half_width),
+                ratio_text,
+                fmt.verdict_markup(ratio.passed),
+            ]
+            if flow is None:
+                cells += [
+                    fmt.mean_ci(rows[m].measured, rows[m].ci_half_width)
+                    for m in ("satcc_retransmissions", "ns2_retransmissions")
+                ]
+                cells += [
+                    fmt.mean_ci(rows[m].measured, rows[m].ci_half_width)
+                    for m in ("satcc_timeouts", "ns2_timeouts")
+                ]
+                cells += [fmt.number(rows[m].measured) for m in ("padhye_mbps", "mathis_mbps")]
+            else:
+                cells += [""] * 6
+            out.add_row(label if flow is None else "", "all" if flow is None else str(flow), *cells)
+    return [out]
+
+
+STUDY = Study(
+    name="tcp-crosscheck",
+    title="satcc's TCP against ns-2.35 on the same scenarios, models beside",
+    paper=(
+        "ns-2.35 (the ns-2 network simulator, Agent/TCP/Reno, Newreno, Sack1 with TCPSink "
+        "and DelAck); J. Padhye et al., SIGCOMM 1998; M. Mathis et al., CCR 27(3), 1997"
+    ),
+    description=__doc__ or "",
+    runs=runs,
+    metrics=metrics,
+    references=references(judge=ns2_present()),
+    seeds=seeds,
+    quick_note="3 seeds instead of 20 and runs a fifth to a third as long: ratios carry "
+    "several percent of noise",
+    layout=layout,
+)
