@@ -21,32 +21,13 @@ from satcc import store as store_module
 from satcc.store import Campaign, CampaignError, RunPoint
 from satcc.sweeps import SweepError
 from satcc.sweeps import sweep as run_sweep
+from test_sweep import RATE, final_line, tiny
 
 ROOT = Path(__file__).resolve().parents[1]
-MM1 = ROOT / "examples" / "mm1.toml"
 CLI = [sys.executable, "-c", "from satcc.cli import main; main()"]
 # Enough address space for satcc, pyarrow, DuckDB and a small sweep (about
 # 1.5 GB is needed); far too little for a grid materialised in memory.
 ADDRESS_SPACE = 3 * 2**30
-RATE = "sources.arrivals.rate"
-FINAL = re.compile(
-    r"^(\d+) runs: (\d+) done now, (\d+) skipped \(already in the store\), (\d+) failed -> (.+)$",
-    re.M,
-)
-
-
-def tiny(tmp_path: Path, duration: str = "2 s", sample: str = "1 s") -> Path:
-    text = MM1.read_text().replace('duration = "600 s"', f'duration = "{duration}"')
-    text = text.replace('sample_interval = "1 s"', f'sample_interval = "{sample}"')
-    path = tmp_path / "mm1.toml"
-    path.write_text(text)
-    return path
-
-
-def final_line(text: str) -> tuple[int, int, int, int]:
-    m = FINAL.search(text)
-    assert m, text
-    return tuple(int(m.group(i)) for i in range(1, 5))
 
 
 def _limit_address_space() -> None:
@@ -288,6 +269,17 @@ def test_the_lock_is_released_by_a_killed_holder(tmp_path):
         pass
 
 
+def _start_writer(campaign: Path, runs: int, progress: Path) -> subprocess.Popen:
+    """A process appending `runs` runs to `campaign`, compacting after each,
+    and writing how many it has stored to `progress`."""
+    return subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(campaign), str(runs), str(progress)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_readers_survive_compactions(tmp_path, monkeypatch):
     """A writer appends and compacts in a loop while this process reads:
     every read succeeds at its first attempt (the readers' lock keeps parts
@@ -296,12 +288,7 @@ def test_readers_survive_compactions(tmp_path, monkeypatch):
     monkeypatch.setattr(store_module, "READ_ATTEMPTS", 1)
     campaign, progress = tmp_path / "c", tmp_path / "stored"
     Campaign.open(campaign, create_with=_meta())
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(campaign), "150", str(progress)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    writer = _start_writer(campaign, 150, progress)
     store = Campaign.open(campaign)
     reads = 0
     try:
@@ -567,12 +554,7 @@ def test_a_report_survives_compactions(tmp_path):
 
     campaign, progress = tmp_path / "c", tmp_path / "stored"
     Campaign.open(campaign, create_with=_meta())
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(campaign), "60", str(progress)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    writer = _start_writer(campaign, 60, progress)
     reads = 0
     try:
         while writer.poll() is None:

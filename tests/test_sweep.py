@@ -17,13 +17,13 @@ from satcc import _core
 from satcc.cli import run_cli
 from satcc.scenario import ScenarioError
 from satcc.store import Campaign, CampaignError
+from satcc.sweep_values import split_top_level
 from satcc.sweeps import (
     SweepError,
     expand,
     parse_seeds,
     parse_values,
     run_key,
-    split_top_level,
 )
 from satcc.sweeps import sweep as run_sweep
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from satcc import fmt
+from satcc.pipes import GuardedStream, ReaderGone
 
 if TYPE_CHECKING:
     from satcc.summary_tables import Group
@@ -135,7 +136,7 @@ class _EpipeIsAFailure(Exception):
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         # click would turn it into a silent exit 1. stdout's own broken pipe
-        # never gets here (see _Guarded), so this one is a failure to report.
+        # never gets here (see satcc.pipes.GuardedStream), so this one is a failure to report.
         try:
             return super().invoke(ctx)
         except BrokenPipeError as e:
@@ -833,55 +834,6 @@ def _usage_error(e: click.UsageError) -> None:
         click.echo(f"For more information, try '{e.ctx.command_path} --help'.", err=True)
 
 
-class _ReaderGone(BaseException):
-    """stdout was closed by its reader: stop, as a Unix tool stopped by SIGPIPE.
-
-    A BaseException, like KeyboardInterrupt, so that no `except Exception`
-    on the way up reports it as a failure.
-    """
-
-
-class _Guarded:
-    """sys.stdout or sys.stderr while a command runs, telling the reader leaving from failures.
-
-    click turns an EPIPE raised anywhere in a command into a silent exit 1,
-    and rich into SystemExit(1) after pointing stdout at /dev/null, whichever
-    stream broke; neither can tell a closed pipe from a real failure. Here only
-    the standard streams' own writes are judged: on stdout, the reader of the
-    results has gone, so the command stops (_ReaderGone); on stderr, only
-    notes and messages are lost, so the command goes on and its exit status
-    stays what it would have been.
-    """
-
-    def __init__(self, stream: Any, stop: bool):
-        self._stream = stream
-        self._stop = stop
-        self.gone = False
-
-    def write(self, text: str) -> int:
-        if not self.gone:
-            try:
-                return self._stream.write(text)
-            except BrokenPipeError:
-                self._reader_left()
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.gone:
-            try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._reader_left()
-
-    def _reader_left(self) -> None:
-        self.gone = True
-        if self._stop:
-            raise _ReaderGone
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
 # Set when a reader closed stdout or stderr during run_cli; main() then makes
 # the interpreter's last flush of that stream harmless.
 _closed_by_reader = False
@@ -891,7 +843,7 @@ def run_cli(argv: list[str] | None = None) -> int:
     """Run the command line and return the exit status (no sys.exit: testable)."""
     global _closed_by_reader
     stdout, stderr = sys.stdout, sys.stderr
-    guarded_out, guarded_err = _Guarded(stdout, stop=True), _Guarded(stderr, stop=False)
+    guarded_out, guarded_err = GuardedStream(stdout, stop=True), GuardedStream(stderr, stop=False)
     sys.stdout, sys.stderr = guarded_out, guarded_err
     try:
         status = _run_cli(argv)
@@ -899,7 +851,7 @@ def run_cli(argv: list[str] | None = None) -> int:
         # not in the interpreter's last flush.
         guarded_out.flush()
         guarded_err.flush()
-    except _ReaderGone:
+    except ReaderGone:
         status = EXIT_READER_GONE
     finally:
         _closed_by_reader = _closed_by_reader or guarded_out.gone or guarded_err.gone

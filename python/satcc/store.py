@@ -553,6 +553,8 @@ class Campaign:
     def overview(self) -> pd.DataFrame:
         """Runs ok and failed per parameter point, in the natural order of the
         swept values ("2 Mbps" before "10 Mbps")."""
+        from .campaign_arrays import natural_order
+
         columns = [PARAM_PREFIX + k for k in self.parameters]
         group = ", ".join(_sql_ident(c) for c in columns)
         frame = self.sql(
@@ -562,7 +564,7 @@ class Campaign:
             + (f" group by {group}" if group else "")
         )
         if columns and len(frame):
-            ranks = {c: {v: i for i, v in enumerate(_ordered(set(frame[c])))} for c in columns}
+            ranks = {c: {v: i for i, v in enumerate(natural_order(set(frame[c])))} for c in columns}
             order = sorted(
                 range(len(frame)),
                 key=lambda i: tuple(ranks[c][frame[c].iloc[i]] for c in columns),
@@ -582,75 +584,9 @@ class Campaign:
         """The summary figure `metric` as an xarray DataArray with one dimension
         per swept key (coordinates: the values as swept) and one for the seed;
         missing runs are NaN."""
-        import numpy as np
-        import xarray as xr
+        from .campaign_arrays import summary_array
 
-        frame = self.summary()
-        if metric not in frame.columns and len(frame):
-            close = [c for c in frame.columns if metric in c][:5]
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
-            raise KeyError(f"no summary figure named {metric!r}{hint}")
-        keys = self.parameters
-        dims = [*keys, "seed"]
-        if not len(frame):
-            return xr.DataArray(
-                np.empty((0,) * len(dims)), dims=dims, coords={d: [] for d in dims}, name=metric
-            )
-        values = [json.loads(p) for p in frame["params"]]
-        coords: dict[str, list[Any]] = {}
-        index_columns = {}
-        for k in keys:
-            column = [_coordinate(v.get(k)) for v in values]
-            index_columns[k] = column
-            coords[k] = _ordered(set(column))
-        index_columns["seed"] = frame["seed"].astype("int64").tolist()
-        coords["seed"] = sorted(set(index_columns["seed"]))
-        index = pd.MultiIndex.from_arrays([index_columns[d] for d in dims], names=dims)
-        series = pd.Series(pd.to_numeric(frame[metric], errors="coerce").to_numpy(), index=index)
-        series = series[~series.index.duplicated(keep="first")]
-        full = pd.MultiIndex.from_product([coords[d] for d in dims], names=dims)
-        data = series.reindex(full).to_numpy().reshape([len(coords[d]) for d in dims])
-        return xr.DataArray(data, dims=dims, coords=coords, name=metric)
-
-
-def _coordinate(value: Any) -> Any:
-    # Coordinates must be hashable scalars: lists and tables become their text.
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return written(value)
-
-
-_LEADING_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*)$")
-
-
-def _ordered(values: set[Any]) -> list[Any]:
-    """Coordinates in a natural order: numbers by value, "4 Mbps" before
-    "10 Mbps" (by unit, then number), anything else as text."""
-
-    def sort_key(v: Any) -> tuple:
-        if isinstance(v, bool) or v is None:
-            return (2, str(v), 0.0, "")
-        if isinstance(v, int | float):
-            return (0, "", float(v), "")
-        m = _LEADING_NUMBER.match(str(v))
-        if m:
-            scale = _unit_scale(m.group(2))
-            return (1, "" if scale else m.group(2), float(m.group(1)) * (scale or 1.0), str(v))
-        return (2, str(v), 0.0, "")
-
-    return sorted(values, key=sort_key)
-
-
-def _unit_scale(unit: str) -> float | None:
-    """Rates, times and sizes compare by their value in base units."""
-    from satcc import units
-
-    for parse in (units.parse_rate, units.parse_time, units.parse_size):
-        try:
-            return float(parse(f"1 {unit}"))
-        except Exception:
-            continue
-    return None
+        return summary_array(self.summary(), self.parameters, metric)
 
 
 def _dedup(table: str) -> str:

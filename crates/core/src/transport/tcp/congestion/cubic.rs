@@ -183,24 +183,48 @@ mod tests {
         assert!((c.w_max() - 80.0 * 0.85).abs() < 1e-9);
     }
 
-    /// ACK-clocked rounds: every RTT, a window's worth of bytes acked, one
-    /// segment per ACK (the last one the remainder), spread over the round.
-    /// Returns (t, cwnd in segments) at the end of each round.
-    fn rounds(c: &mut Cubic, w: &mut Window, rtt: f64, n: usize, t0: f64) -> Vec<(f64, f64)> {
-        let mut t = t0;
-        let mut out = vec![];
-        for _ in 0..n {
-            let window = w.cwnd;
-            let acks = window.div_ceil(w.mss);
-            for i in 0..acks {
-                let now = t + rtt * i as f64 / acks as f64;
-                let acked = w.mss.min(window - i * w.mss);
-                c.on_ack(w, &ack(now, acked, rtt));
+    /// One ACK-clocked round starting at `t`: a window's worth of bytes
+    /// acked, one segment per ACK (the last one the remainder), spread over
+    /// the RTT. `after` sees each ACK's bytes and may end the round early.
+    fn round(
+        c: &mut Cubic,
+        w: &mut Window,
+        t: f64,
+        rtt: f64,
+        mut after: impl FnMut(&mut Cubic, &mut Window, u64) -> bool,
+    ) {
+        let window = w.cwnd;
+        let acks = window.div_ceil(w.mss);
+        for i in 0..acks {
+            let acked = w.mss.min(window - i * w.mss);
+            c.on_ack(w, &ack(t + rtt * i as f64 / acks as f64, acked, rtt));
+            if after(c, w, acked) {
+                return;
             }
-            t += rtt;
-            out.push((t - t0, w.cwnd as f64 / w.mss as f64));
         }
-        out
+    }
+
+    /// `n` rounds from `t0`; (t, cwnd in segments) at the end of each.
+    fn rounds(c: &mut Cubic, w: &mut Window, rtt: f64, n: usize, t0: f64) -> Vec<(f64, f64)> {
+        (1..=n)
+            .map(|i| {
+                round(c, w, t0 + rtt * (i - 1) as f64, rtt, |_, _, _| false);
+                (rtt * i as f64, w.cwnd as f64 / w.mss as f64)
+            })
+            .collect()
+    }
+
+    /// The window right after a loss at `w_max` segments (cwnd = ssthresh).
+    fn after_loss(c: &mut Cubic, w_max: u64) -> Window {
+        let mss = 1000;
+        let mut w = Window {
+            cwnd: w_max * mss,
+            ssthresh: u64::MAX,
+            mss,
+        };
+        w.ssthresh = c.on_congestion(Time::ZERO, &w, w_max * mss);
+        w.cwnd = w.ssthresh;
+        w
     }
 
     /// After a loss at W_max = 100 segments (cwnd 70 after it), 100 ms RTT:
@@ -210,14 +234,7 @@ mod tests {
     #[test]
     fn window_follows_w_cubic() {
         let mut c = Cubic::new(2, None);
-        let mss = 1000;
-        let mut w = Window {
-            cwnd: 100 * mss,
-            ssthresh: u64::MAX,
-            mss,
-        };
-        w.ssthresh = c.on_congestion(Time::ZERO, &w, 100 * mss);
-        w.cwnd = w.ssthresh;
+        let mut w = after_loss(&mut c, 100);
         let rtt = 0.1;
         let kk = k(100.0, 70.0);
         let trace = rounds(&mut c, &mut w, rtt, 80, 1.0);
@@ -252,14 +269,7 @@ mod tests {
     #[test]
     fn reno_friendly_region() {
         let mut c = Cubic::new(2, None);
-        let mss = 1000;
-        let mut w = Window {
-            cwnd: 10 * mss,
-            ssthresh: u64::MAX,
-            mss,
-        };
-        w.ssthresh = c.on_congestion(Time::ZERO, &w, 10 * mss);
-        w.cwnd = w.ssthresh;
+        let mut w = after_loss(&mut c, 10);
         let rtt = 0.01;
         let trace = rounds(&mut c, &mut w, rtt, 12, 1.0);
         // Six rounds at α = 0.529 segments each take 7 to 10.2 segments.
@@ -290,19 +300,17 @@ mod tests {
         let (mut area, mut time) = (0.0, 0.0);
         while losses < cycles {
             let window = w.cwnd;
-            let acks = window.div_ceil(mss);
-            for i in 0..acks {
-                let acked = mss.min(window - i * mss);
-                c.on_ack(&mut w, &ack(t + rtt * i as f64 / acks as f64, acked, rtt));
+            round(&mut c, &mut w, t, rtt, |c, w, acked| {
                 since_loss += acked;
-                if since_loss >= every {
-                    since_loss = 0;
-                    losses += 1;
-                    w.ssthresh = c.on_congestion(Time::ZERO, &w, w.cwnd);
-                    w.cwnd = w.ssthresh;
-                    break;
+                if since_loss < every {
+                    return false;
                 }
-            }
+                since_loss = 0;
+                losses += 1;
+                w.ssthresh = c.on_congestion(Time::ZERO, w, w.cwnd);
+                w.cwnd = w.ssthresh;
+                true
+            });
             if losses > cycles / 5 {
                 area += window as f64 / mss as f64 * rtt;
                 time += rtt;

@@ -197,4 +197,20 @@ mod tests {
         assert_eq!(h.on_ack(&mut w, &ack(8, 0, 100), 2000), 2000);
         assert_eq!(h.phase, Phase::SlowStart);
     }
+
+    /// Slow start that reaches ssthresh ends HyStart++ with it (only the
+    /// initial slow start uses it), so no RTT samples are kept after.
+    #[test]
+    fn reaching_ssthresh_ends_it() {
+        let mut h = HyStart::default();
+        let mut w = Window {
+            cwnd: 10_000,
+            ssthresh: 12_000,
+            mss: 1000,
+        };
+        super::super::slow_start(&mut w, &ack(1, 20_000, 100), 2, Some(&mut h));
+        assert!(h.active() && w.cwnd == 11_000);
+        super::super::slow_start(&mut w, &ack(2, 20_000, 100), 2, Some(&mut h));
+        assert!(!h.active() && w.cwnd == 12_000);
+    }
 }

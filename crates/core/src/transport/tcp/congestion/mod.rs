@@ -119,11 +119,13 @@ pub fn slow_start(
     abc_limit_segments: u32,
     hystart: Option<&mut HyStart>,
 ) {
-    let increase = ack.acked.min(u64::from(abc_limit_segments) * w.mss);
-    let increase = match hystart {
-        Some(h) if h.active() => h.on_ack(w, ack, increase),
-        _ => increase,
-    };
+    let mut increase = ack.acked.min(u64::from(abc_limit_segments) * w.mss);
+    if let Some(h) = hystart.filter(|h| h.active()) {
+        increase = h.on_ack(w, ack, increase);
+        if w.cwnd + increase >= w.ssthresh {
+            h.stop(); // the initial slow start ends here (RFC 9406 §4.3)
+        }
+    }
     if w.cwnd < w.ssthresh {
         w.cwnd = (w.cwnd + increase).min(w.ssthresh.max(w.cwnd));
     }

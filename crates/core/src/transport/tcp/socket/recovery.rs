@@ -1,0 +1,195 @@
+//! Loss recovery of one endpoint: fast retransmit and fast recovery (RFC
+//! 5681 §3.2, Reno), NewReno partial ACKs (RFC 6582 §3.2), SACK recovery
+//! with the pipe algorithm (RFC 6675 §5), and the retransmission timeout
+//! (RFC 6298 §5, RFC 5681 §3.1 eq. (4)).
+
+use super::{State, TcpSocket};
+use crate::engine::Time;
+use crate::net::pdu::{Pdu, TCP_ACK, TCP_SYN};
+use crate::transport::tcp::congestion::CongestionControl;
+use crate::transport::tcp::Variant;
+
+impl TcpSocket {
+    pub(super) fn recovery_ack(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Pdu>) {
+        let mss = self.cfg.mss as u64;
+        let full = ack >= self.recover;
+        match self.cfg.variant {
+            Variant::Reno | Variant::Tahoe => {
+                self.cwnd = self.ssthresh;
+                self.in_recovery = false;
+            }
+            Variant::NewReno if full => {
+                // RFC 6582 §3.2 step 3, option 1.
+                let flight = self.snd_max - self.snd_una;
+                self.cwnd = self.ssthresh.min(flight.max(mss) + mss);
+                self.in_recovery = false;
+            }
+            Variant::NewReno => {
+                // Partial ACK: retransmit the next hole, deflate cwnd.
+                let len = mss.min(self.snd_max - self.snd_una);
+                self.retransmit(now, self.snd_una, len, out);
+                self.cwnd = self.cwnd.saturating_sub(acked) + if acked >= mss { mss } else { 0 };
+                self.cwnd = self.cwnd.max(mss);
+            }
+            Variant::Sack if full => {
+                self.cwnd = self.ssthresh;
+                self.in_recovery = false;
+                self.scoreboard.high_rxt = 0;
+            }
+            Variant::Sack => {}
+        }
+    }
+
+    pub(super) fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        self.dupacks += 1;
+        self.stats.dup_acks += 1;
+        let mss = self.cfg.mss as u64;
+        match self.cfg.variant {
+            Variant::Tahoe => {}
+            Variant::Reno | Variant::NewReno => {
+                if self.in_recovery {
+                    self.cwnd += mss; // window inflation
+                } else if self.dupacks == 3 && self.may_enter_recovery() {
+                    self.enter_recovery(now);
+                    self.cwnd = self.ssthresh + 3 * mss;
+                    self.fast_retransmit(now, out);
+                }
+            }
+            Variant::Sack => {
+                let lost = self
+                    .scoreboard
+                    .first_is_lost(self.snd_una, self.snd_max, mss);
+                if !self.in_recovery && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
+                    self.enter_recovery(now);
+                    self.cwnd = self.ssthresh;
+                    let len = self.fast_retransmit(now, out);
+                    self.scoreboard.high_rxt = self.snd_una + len;
+                }
+            }
+        }
+    }
+
+    /// Resends the first unacknowledged segment; returns its length.
+    ///
+    /// RFC 6298 §5.1 starts the timer only when it is not running, so read
+    /// literally the timer keeps the clock of the last new ACK, and on a
+    /// long path with a small minimum RTO it often expires before the
+    /// retransmission can be acknowledged. ns-2 (`reset_rtx_timer` in its
+    /// dupack actions) and Linux (re-arming when the head of the
+    /// retransmission queue is resent) restart it here, as RFC 6582 §3.2
+    /// does on a partial ACK; `rto_restart_on_fast_retransmit` (default on)
+    /// chooses.
+    fn fast_retransmit(&mut self, now: Time, out: &mut Vec<Pdu>) -> u64 {
+        let len = (self.cfg.mss as u64).min(self.snd_max - self.snd_una);
+        self.retransmit(now, self.snd_una, len, out);
+        self.stats.fast_retransmits += 1;
+        if self.cfg.rto_restart_on_fast_retransmit {
+            self.rto_timer.arm(now, self.rtt.rto());
+        }
+        len
+    }
+
+    /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
+    /// the window already being recovered.
+    fn may_enter_recovery(&self) -> bool {
+        // RFC 5681 (Reno) has no such guard.
+        self.cfg.variant == Variant::Reno || self.snd_una >= self.recover || self.recover == 0
+    }
+
+    fn enter_recovery(&mut self, now: Time) {
+        // RFC 5681 §3.2 step 2 with RFC 3042 §2: FlightSize without the
+        // segments Limited Transmit sent on the first two duplicate ACKs.
+        let flight = self.snd_max - self.snd_una - self.limited_sent;
+        self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
+        self.recover = self.snd_max;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        self.timing = None; // Karn: the timed segment may be retransmitted
+    }
+
+    // ----- retransmission timer -----
+
+    pub(super) fn on_rto(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        match self.state {
+            State::SynSent | State::SynRcvd => {
+                self.syn_retransmitted = true;
+                self.timing = None;
+                self.rtt.back_off();
+                let flags = if self.state == State::SynSent {
+                    TCP_SYN
+                } else {
+                    TCP_SYN | TCP_ACK
+                };
+                out.push(self.control(now, flags));
+                self.stats.retransmissions += 1;
+                self.rto_timer.arm(now, self.rtt.rto());
+                return;
+            }
+            State::Established => {}
+            _ => return,
+        }
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        let mss = self.cfg.mss as u64;
+        self.stats.timeouts += 1;
+        if self.consecutive_timeouts == 0 {
+            // RFC 5681 §3.1 eq. (4) (RFC 9438 §4.8 for CUBIC); held
+            // constant on repeated timeouts.
+            let flight = self.snd_max - self.snd_una;
+            self.ssthresh = self.cc.on_timeout(now, &self.window(), flight);
+        }
+        self.consecutive_timeouts += 1;
+        self.cwnd = mss;
+        self.snd_nxt = self.snd_una; // go back N
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.limited_sent = 0;
+        self.recover = self.snd_max;
+        // RFC 6675 §5.1: keep the SACK information through the timeout, so
+        // the resending skips what the receiver holds (Linux does the same;
+        // a receiver that reneges is not modelled). Only HighRxt restarts.
+        self.scoreboard.high_rxt = self.snd_una;
+        self.timing = None;
+        self.rtt.back_off();
+        self.send_new_data(now, out);
+        self.rto_timer.arm(now, self.rtt.rto());
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd − pipe ≥ SMSS, send NextSeg().
+    pub(super) fn sack_recovery_send(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        let mss = self.cfg.mss as u64;
+        loop {
+            let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
+            if self.cwnd < pipe + mss {
+                break;
+            }
+            if let Some((s, l)) = self.scoreboard.next_lost(self.snd_una, self.snd_max, mss) {
+                let len = l.min(mss);
+                self.retransmit(now, s, len, out);
+                self.scoreboard.high_rxt = s + len;
+                continue;
+            }
+            let avail = self.written - self.snd_max;
+            let rwnd_room = (self.snd_una + self.peer_rwnd).saturating_sub(self.snd_max);
+            let len = mss.min(avail);
+            if len > 0 && len <= rwnd_room {
+                let seq = self.snd_max;
+                self.send_segment(now, seq, len, out);
+                self.snd_max += len;
+                self.snd_nxt = self.snd_max;
+                continue;
+            }
+            if let Some((s, l)) = self
+                .scoreboard
+                .next_unsacked(self.snd_una, self.snd_max, mss)
+            {
+                let len = l.min(mss);
+                self.retransmit(now, s, len, out);
+                self.scoreboard.high_rxt = s + len;
+                continue;
+            }
+            break;
+        }
+    }
+}

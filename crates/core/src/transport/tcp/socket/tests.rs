@@ -1,0 +1,283 @@
+//! The socket alone: two endpoints joined by an ideal wire.
+
+use super::*;
+use crate::apps::tcp_app::{AppKind, TcpApp};
+
+const MS: u64 = 1_000_000_000;
+
+/// Two sockets joined by a lossless wire with a fixed one-way delay and
+/// no serialisation; `drop` may discard a data segment by its offset.
+struct Pair {
+    s: [TcpSocket; 2],
+    app: TcpApp,
+    wire: Vec<(Time, usize, Pdu)>,
+    one_way: Duration,
+    dropped: Vec<u64>,
+    drop_once: Vec<u64>,
+    log: Vec<(Time, usize, TcpHeader, u32)>,
+}
+
+impl Pair {
+    fn new(cfg: TcpConfig, one_way_ms: u64, app: AppKind) -> Pair {
+        let shift = cfg.window_shift();
+        let e = |node, peer, flow| Endpoint {
+            node,
+            peer_node: peer,
+            peer_agent: AgentAddr::fixed(peer),
+            flow,
+        };
+        Pair {
+            s: [
+                TcpSocket::new(cfg.clone(), e(0, 1, 0), true, Time::ZERO, shift),
+                TcpSocket::new(cfg, e(1, 0, 1), false, Time::ZERO, shift),
+            ],
+            app: TcpApp::new(app),
+            wire: vec![],
+            one_way: Duration(one_way_ms * MS),
+            dropped: vec![],
+            drop_once: vec![],
+            log: vec![],
+        }
+    }
+
+    fn emit(&mut self, now: Time, from: usize, out: &mut Vec<Pdu>) {
+        for p in out.drain(..) {
+            let Header::Tcp(h) = p.header else {
+                unreachable!()
+            };
+            let len = p.bytes - 40;
+            if from == 0 && len > 0 && self.drop_once.contains(&(h.seq as u64)) {
+                self.drop_once.retain(|s| *s != h.seq as u64);
+                self.dropped.push(h.seq as u64);
+                continue;
+            }
+            self.log.push((now, from, h, len));
+            self.wire.push((now + self.one_way, 1 - from, p));
+        }
+    }
+
+    fn service(&mut self, now: Time) {
+        let [a, b] = &mut self.s;
+        self.app.service(now, a, b);
+        for side in 0..2 {
+            let mut out = vec![];
+            self.s[side].output(now, &mut out);
+            self.emit(now, side, &mut out);
+        }
+    }
+
+    fn run_until(&mut self, end: Time) {
+        loop {
+            let next_wire = self.wire.iter().map(|w| w.0).min().unwrap_or(Time::NEVER);
+            let next_timer = self.s[0].poll_at().min(self.s[1].poll_at());
+            let now = next_wire.min(next_timer);
+            if now >= end {
+                return;
+            }
+            for side in 0..2 {
+                if self.s[side].poll_at() <= now {
+                    let mut out = vec![];
+                    self.s[side].poll(now, &mut out);
+                    self.emit(now, side, &mut out);
+                }
+            }
+            while let Some(i) = self.wire.iter().position(|w| w.0 == now) {
+                let (_, to, p) = self.wire.remove(i);
+                let mut out = vec![];
+                self.s[to].on_segment(now, &p, &mut out);
+                self.emit(now, to, &mut out);
+                // As in the simulator: each arrival is its own event.
+                self.service(now);
+            }
+            self.service(now);
+        }
+    }
+}
+
+fn cfg(variant: Variant, delayed_ack: bool) -> TcpConfig {
+    TcpConfig {
+        variant,
+        delayed_ack,
+        header: 40,
+        mss: 1000,
+        initial_window_segments: 2,
+        send_buffer: 1 << 20,
+        receive_buffer: 1 << 20,
+        ..TcpConfig::default_newreno()
+    }
+}
+
+#[test]
+fn handshake_then_data_one_rtt_later() {
+    let mut p = Pair::new(
+        cfg(Variant::NewReno, true),
+        50,
+        AppKind::Bulk { bytes: Some(1000) },
+    );
+    p.run_until(Time(1000 * MS));
+    let syn = p.log[0];
+    assert_eq!(syn.2.flags, TCP_SYN);
+    assert_eq!(syn.2.wscale, 5); // 1 MiB needs 65535 << 5
+    let syn_ack = p.log[1];
+    assert_eq!(
+        (syn_ack.0, syn_ack.1, syn_ack.2.flags),
+        (Time(50 * MS), 1, TCP_SYN | TCP_ACK)
+    );
+    let first_data = p.log.iter().find(|l| l.3 > 0).unwrap();
+    assert_eq!((first_data.0, first_data.1), (Time(100 * MS), 0));
+    assert_eq!(p.s[1].delivered, 1000);
+    // Samples: 100 ms from the SYN, then 300 ms for the lone segment
+    // (sent at 100 ms, ACK delayed 200 ms, back at 400 ms):
+    // SRTT = 7/8·100 + 1/8·300 = 125 ms (RFC 6298 §2.3).
+    assert_eq!(p.s[0].srtt(), Some(Duration(125 * MS)));
+}
+
+#[test]
+fn a_lone_segment_is_acked_after_the_delayed_ack_timeout() {
+    let mut p = Pair::new(
+        cfg(Variant::NewReno, true),
+        50,
+        AppKind::Bulk { bytes: Some(1000) },
+    );
+    p.run_until(Time(1000 * MS));
+    let ack = p
+        .log
+        .iter()
+        .rfind(|l| l.1 == 1 && l.2.flags == TCP_ACK)
+        .unwrap();
+    // Data arrives at 150 ms; the ACK waits the 200 ms delayed-ACK timer.
+    assert_eq!(ack.0, Time(350 * MS));
+}
+
+#[test]
+fn every_second_segment_is_acked_at_once() {
+    let mut p = Pair::new(
+        cfg(Variant::NewReno, true),
+        50,
+        AppKind::Bulk { bytes: Some(2000) },
+    );
+    p.run_until(Time(1000 * MS));
+    let acks: Vec<_> = p
+        .log
+        .iter()
+        .filter(|l| l.1 == 1 && l.2.flags == TCP_ACK)
+        .collect();
+    assert_eq!(acks.len(), 1);
+    assert_eq!(acks[0].0, Time(150 * MS));
+    assert_eq!(acks[0].2.ack, 2000);
+}
+
+#[test]
+fn advertised_window_is_scaled() {
+    let p = Pair::new(
+        cfg(Variant::NewReno, true),
+        50,
+        AppKind::Bulk { bytes: None },
+    );
+    let h = match p.s[1].segment(Time::ZERO, 0, 0, TCP_ACK).header {
+        Header::Tcp(h) => h,
+        _ => unreachable!(),
+    };
+    assert_eq!((h.window as u64) << 5, (1u64 << 20) & !31);
+}
+
+fn one_loss(variant: Variant) -> Pair {
+    let mut p = Pair::new(
+        cfg(variant, false),
+        50,
+        AppKind::Bulk {
+            bytes: Some(100_000),
+        },
+    );
+    p.drop_once = vec![20_000];
+    p.run_until(Time(20_000 * MS));
+    assert_eq!(p.s[1].delivered, 100_000);
+    p
+}
+
+#[test]
+fn newreno_repairs_one_loss_by_fast_retransmit() {
+    let p = one_loss(Variant::NewReno);
+    assert_eq!(p.s[0].stats.fast_retransmits, 1);
+    assert_eq!(p.s[0].stats.timeouts, 0);
+    assert_eq!(p.s[0].stats.retransmissions, 1);
+}
+
+/// RFC 3042 §2: the two segments Limited Transmit sends on the first
+/// duplicate ACKs are not part of FlightSize when ssthresh is set, so
+/// the ssthresh of a fast retransmit is the same with and without it:
+/// half the window that was in flight when the loss happened.
+#[test]
+fn ssthresh_leaves_out_limited_transmit_segments() {
+    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        let ssthresh = |limited_transmit: bool| {
+            let c = TcpConfig {
+                limited_transmit,
+                initial_ssthresh: Some(16_000),
+                ..cfg(v, false)
+            };
+            let mut p = Pair::new(c, 50, AppKind::Bulk { bytes: None });
+            // Dropped in congestion avoidance with cwnd near 16 segments.
+            p.drop_once = vec![60_000];
+            p.run_until(Time(2_000 * MS));
+            assert_eq!(p.s[0].stats.fast_retransmits, 1);
+            let sent_after_loss = p
+                .log
+                .iter()
+                .filter(|l| l.1 == 0 && l.3 > 0 && l.2.seq as u64 > 60_000)
+                .count();
+            (p.s[0].ssthresh(), sent_after_loss)
+        };
+        let (with_lt, _) = ssthresh(true);
+        let (without_lt, _) = ssthresh(false);
+        assert_eq!(with_lt, without_lt, "{v:?}");
+        // Half of a window of 16 to 18 whole segments.
+        assert!((8_000..=9_000).contains(&with_lt), "{v:?}: {with_lt}");
+    }
+}
+
+#[test]
+fn tahoe_waits_for_the_timer() {
+    let p = one_loss(Variant::Tahoe);
+    assert_eq!(p.s[0].stats.fast_retransmits, 0);
+    assert_eq!(p.s[0].stats.timeouts, 1);
+    assert!(p.s[0].cwnd() < 20_000);
+}
+
+#[test]
+fn newreno_and_sack_repair_three_losses_in_one_window_without_timeout() {
+    for v in [Variant::NewReno, Variant::Sack] {
+        let mut p = Pair::new(
+            cfg(v, false),
+            50,
+            AppKind::Bulk {
+                bytes: Some(200_000),
+            },
+        );
+        p.drop_once = vec![30_000, 33_000, 36_000];
+        p.run_until(Time(20_000 * MS));
+        assert_eq!(p.s[1].delivered, 200_000, "{v:?}");
+        assert_eq!(p.s[0].stats.timeouts, 0, "{v:?}");
+        assert_eq!(p.s[0].stats.fast_retransmits, 1, "{v:?}");
+        assert_eq!(p.s[0].stats.retransmissions, 3, "{v:?}");
+    }
+}
+
+#[test]
+fn request_response_round_trip() {
+    let mut p = Pair::new(
+        cfg(Variant::NewReno, true),
+        50,
+        AppKind::RequestResponse {
+            request: 1,
+            response: 1,
+            count: Some(10),
+            warmup: 0,
+        },
+    );
+    p.run_until(Time(5_000 * MS));
+    assert_eq!(p.app.completed, 10);
+    // The first transaction includes the handshake; the others one RTT.
+    let mean = p.app.transaction_times.mean();
+    assert!((mean - (0.1 + 0.1 / 10.0)).abs() < 1e-9, "{mean}");
+}
