@@ -1,6 +1,7 @@
-"""TCP over UBR VCs (classical IP over ATM): the netpipe-satellite testbed
-path of hosts on 25 Mb/s ATM access links and an E1 (2.048 Mb/s) satellite
-segment, checked against timings and throughputs computed here by hand."""
+"""TCP over UBR VCs (classical IP over ATM) on a short path: hosts on
+25 Mb/s ATM access links and one E1 (2.048 Mb/s) satellite segment,
+checked against timings and throughputs computed here by hand. (The
+netpipe-satellite study builds the paper's whole path: test_study_netpipe.)"""
 
 from __future__ import annotations
 

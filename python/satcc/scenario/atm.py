@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 from satcc.units import format_rate, parse_rate, parse_time
 
-from .description import Desc
+from .description import UNLESS_DEFAULT, Desc
+from .errors import quote
+from .routing import PathRequest, walk
 from .tables import _Table
 from .values import (
     MAX_RATE_BPS,
@@ -25,6 +27,7 @@ from .values import (
     PositiveInt,
     PositiveRate,
     PositiveTime,
+    Str,
     UpToOne,
     choice,
     optional,
@@ -33,8 +36,9 @@ from .values import (
 if TYPE_CHECKING:
     from .validation import Checks
 
-# RFC 2684 multiplexing: an LLC/SNAP header before each packet, or none.
-Encapsulation = choice("llc_snap", "vc_mux")
+# RFC 2684 multiplexing: an LLC/SNAP header before each packet, or none; or
+# LAN emulation's 802.3 data frame (LANE v1.0: LE header and MAC header).
+Encapsulation = choice("llc_snap", "vc_mux", "lane")
 
 
 class Erica(_Table):
@@ -85,15 +89,26 @@ class Abr(_Table):
 
 class Ubr(_Table):
     """UBR VCs under a connection, [tcp.NAME.ubr]: classical IP over ATM
-    (AAL5, RFC 1577) with no rate control; the links pace the cells."""
+    (AAL5, RFC 1577) with no rate control; the links pace the cells.
+
+    A host may sit on a LAN behind an ATM edge device (a LAN emulation
+    bridge): `from_edge` / `to_edge` name that node, where the VCs then end;
+    the packets cross the LAN as packets."""
 
     encapsulation: Encapsulation = "llc_snap"
+    from_edge: Annotated[optional(Str), UNLESS_DEFAULT] = None
+    to_edge: Annotated[optional(Str), UNLESS_DEFAULT] = None
+
+    def ends(self, entry) -> tuple[str, str]:
+        """The VCs' end systems: each host, or the edge device it sits behind."""
+        return (self.from_edge or entry.from_, self.to_edge or entry.to)
 
 
 # The CPCS-SDU length of an AAL5 frame is 16 bits (ITU-T I.363.5); the
 # LLC/SNAP header of RFC 1577 takes 8 of them.
 MAX_AAL5_SDU = 65_535
-ENCAPSULATION_BYTES = {"llc_snap": 8, "vc_mux": 0}
+ENCAPSULATION_BYTES = {"llc_snap": 8, "vc_mux": 0, "lane": 16}
+CELL_BYTES = 53
 # The core counts Nrm and Mrm in 32 bits.
 MAX_U32 = 2**32 - 1
 
@@ -125,3 +140,76 @@ def check_abr(checks: Checks, path: tuple, abr: Abr) -> None:
             checks.refuse(
                 (*path, key), f"{key} must be at most {MAX_U32:,}, got {getattr(abr, key):,}"
             )
+
+
+# ---------------------------------------------------------------------------
+# UBR VCs ending at edge devices.
+
+
+def check_ubr(checks: Checks, path: tuple, entry, ubr: Ubr) -> None:
+    """The edge devices are nodes, and the VCs join two different ones."""
+    known = True
+    for key in ("from_edge", "to_edge"):
+        edge = getattr(ubr, key)
+        if edge is not None:
+            known = checks.require((*path, key), "nodes", edge) and known
+    start, end = ubr.ends(entry)
+    if known and (ubr.from_edge or ubr.to_edge) and start == end:
+        key = "to_edge" if ubr.to_edge is not None else "from_edge"
+        checks.refuse((*path, key), f"the VCs would start and end at the same node ({quote(end)})")
+
+
+def ubr_paths(
+    section: str, name: str, entry, purposes: tuple[str, str], packets: tuple[int, int]
+) -> list[PathRequest]:
+    """The paths of an exchange over UBR VCs, each way: the packets from the
+    host to its edge device, the cells between the VCs' ends, the packets
+    from the far edge device to its host. Without edge devices, cells from
+    host to host. `packets` are the largest packets each way."""
+    ubr = entry.ubr
+    hosts = (entry.from_, entry.to)
+    ends = ubr.ends(entry)
+    edge_keys = ("from_edge", "to_edge")
+    requests = []
+    for k in (0, 1):
+        src, dst = hosts[k], hosts[1 - k]
+        first, last = ends[k], ends[1 - k]
+        purpose, size = purposes[k], packets[k]
+        host_key = (section, name, "to" if k == 0 else "from")
+        priority = getattr(entry, "priority", 0)
+        if first != src:
+            # The host sends towards the far host; the packets leave the
+            # network at its edge device (checked by check_edge_routes).
+            where = (section, name, "ubr", edge_keys[k])
+            requests.append(PathRequest(src, dst, host_key, purpose, 0, priority))
+            requests.append(PathRequest(src, first, where, purpose, size, priority))
+        blame = (section, name, "ubr", edge_keys[1 - k]) if last != dst else host_key
+        requests.append(PathRequest(first, last, blame, purpose, CELL_BYTES, priority))
+        if last != dst:
+            where = (section, name, "ubr", edge_keys[1 - k])
+            requests.append(PathRequest(last, dst, where, purpose, size, priority))
+    return requests
+
+
+def check_edge_routes(checks: Checks, routes: dict, ends: dict) -> None:
+    """A host behind an edge device must reach it on its way to the far
+    host: its packets enter the VC there, and would otherwise cross the
+    network as bare packets."""
+    for section in ("tcp", "udp_rr"):
+        for name, entry in sorted(checks.entries(section).items()):
+            ubr = getattr(entry, "ubr", None)
+            if ubr is None:
+                continue
+            hosts = (entry.from_, entry.to)
+            for k, key in ((0, "from_edge"), (1, "to_edge")):
+                edge = getattr(ubr, key)
+                if edge is None or edge == hosts[k]:
+                    continue
+                request = PathRequest(hosts[k], hosts[1 - k], (), "")
+                passed = [ends[link][1] for link in walk(routes, ends, request)]
+                if edge not in passed:
+                    checks.refuse(
+                        (section, name, "ubr", key),
+                        f"the route from {quote(hosts[k])} towards {quote(hosts[1 - k])} "
+                        f"does not pass its edge device {quote(edge)}",
+                    )

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from satcc.units import format_time, parse_time
 
-from .atm import Abr, Ubr, check_abr, max_aal5_packet
+from .atm import Abr, Ubr, check_abr, check_ubr, max_aal5_packet, ubr_paths
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
 from .errors import quote
 from .routing import PathRequest, both_ways
@@ -298,6 +298,8 @@ def _check_atm(checks: Checks, path: tuple, tcp: Tcp) -> None:
             f"({bytes_text(max_aal5_packet(vcs))} with {vcs.encapsulation} encapsulation), "
             f"got {bytes_text(tcp.mss)} + {bytes_text(tcp.header)}",
         )
+    if tcp.ubr is not None:
+        check_ubr(checks, (*path, "ubr"), tcp, tcp.ubr)
     if tcp.abr is not None:
         check_abr(checks, (*path, "abr"), tcp.abr)
         if tcp.clp:
@@ -308,18 +310,25 @@ def _check_atm(checks: Checks, path: tuple, tcp: Tcp) -> None:
             )
 
 
-def segment_sizes(tcp: Tcp) -> tuple[int, int]:
-    """The largest PDU each way: full segments forward; ACKs back, or full
-    segments when the server answers; cells over ATM."""
-    if getattr(tcp, "abr", None) is not None or getattr(tcp, "ubr", None) is not None:
-        return (53, 53)
+def packet_sizes(tcp: Tcp) -> tuple[int, int]:
+    """The largest packet each way: full segments forward; ACKs back, or
+    full segments when the server answers."""
     full = tcp.mss + tcp.header
     return (full, full if tcp.app.type != "bulk" else tcp.header)
+
+
+def segment_sizes(tcp: Tcp) -> tuple[int, int]:
+    """The largest PDU each way: packets, or cells over ATM."""
+    if getattr(tcp, "abr", None) is not None or getattr(tcp, "ubr", None) is not None:
+        return (53, 53)
+    return packet_sizes(tcp)
 
 
 def tcp_paths(name: str, tcp: Tcp, doc) -> list[PathRequest]:
     # A connection needs both directions: data from -> to, ACKs (and responses) back.
     data, acks = f"data of tcp {quote(name)}", f"ACKs of tcp {quote(name)}"
+    if getattr(tcp, "ubr", None) is not None:
+        return ubr_paths("tcp", name, tcp, (data, acks), packet_sizes(tcp))
     return both_ways("tcp", name, tcp, data, acks, segment_sizes(tcp))
 
 

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from satcc.units import parse_time
 
-from .atm import Ubr, max_aal5_packet
+from .atm import Ubr, check_ubr, max_aal5_packet, ubr_paths
 from .description import UNLESS_DEFAULT, Desc
 from .errors import quote
 from .routing import PathRequest, both_ways
@@ -61,6 +61,8 @@ def check_udp_rr(checks: Checks, path: tuple, name: str, udp: UdpRr) -> None:
         checks.refuse(
             (*path, "to"), f"an exchange joins two different nodes, got {quote(udp.to)} twice"
         )
+    if udp.ubr is not None:
+        check_ubr(checks, (*path, "ubr"), udp, udp.ubr)
     # Over ATM a datagram must also fit one AAL5 frame with its encapsulation.
     largest = MAX_PAYLOAD if udp.ubr is None else max_aal5_packet(udp.ubr) - UDP_IP_BYTES
     for key in ("request", "response"):
@@ -75,8 +77,11 @@ def check_udp_rr(checks: Checks, path: tuple, name: str, udp: UdpRr) -> None:
 
 def udp_rr_paths(name: str, udp: UdpRr, doc) -> list[PathRequest]:
     what = f"udp_rr {quote(name)}"
-    sizes = (53, 53) if udp.ubr else (udp.request + UDP_IP_BYTES, udp.response + UDP_IP_BYTES)
-    return both_ways("udp_rr", name, udp, f"requests of {what}", f"responses of {what}", sizes)
+    purposes = (f"requests of {what}", f"responses of {what}")
+    packets = (udp.request + UDP_IP_BYTES, udp.response + UDP_IP_BYTES)
+    if udp.ubr is not None:
+        return ubr_paths("udp_rr", name, udp, purposes, packets)
+    return both_ways("udp_rr", name, udp, *purposes, packets)
 
 
 SECTION = Section(

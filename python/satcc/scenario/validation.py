@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError, create_model
 from satcc.seeds import as_seed
 from satcc.units import describe_value
 
+from .atm import check_edge_routes
 from .errors import ScenarioError, join_path, quote, refuse_first, translate
 from .links import check_queue_sizes
 from .memory import check_memory
@@ -119,10 +120,13 @@ def _path_requests(checks: Checks) -> Iterator[PathRequest]:
                 yield from section.paths(name, entry, checks.doc)
 
 
+def _link_ends(checks: Checks) -> dict[str, tuple[str, str]]:
+    return {name: (link.from_, link.to) for name, link in checks.entries("links").items()}
+
+
 def _routes(checks: Checks) -> dict[str, dict[str, str]]:
     explicit = {name: node.routes for name, node in checks.doc.nodes.items()}
-    ends = {name: (link.from_, link.to) for name, link in checks.entries("links").items()}
-    return resolve_routes(explicit, ends, _path_requests(checks))
+    return resolve_routes(explicit, _link_ends(checks), _path_requests(checks))
 
 
 def _description(checks: Checks, resolved: Resolved) -> dict:
@@ -177,6 +181,7 @@ def validate(
     except RouteError as exc:
         raise ScenarioError(source, join_path(exc.path), exc.reason) from None
     check_queue_sizes(checks, routes, _path_requests(checks))
+    check_edge_routes(checks, routes, _link_ends(checks))
     if checks.found:
         raise refuse_first(source, checks.found)
     chosen_seed = doc.run.seed if seed is None else _check_seed(seed, source)

@@ -170,7 +170,7 @@ def _ber(specs, summaries, out: Path) -> list[str]:
         err = np.vstack([m["mean"] - m["min"], m["max"] - m["mean"]])
         ax.errorbar(m.index, m["mean"], yerr=np.nan_to_num(err), marker="o", capsize=3)
         ax.set_xscale("log")
-        ax.set_xlabel("bit-error rate on the E1 segment")
+        ax.set_xlabel("bit-error rate on the analyser's hop (OC-3 out, E1 back)")
         ax.set_ylabel(label)
         ax.set_title(f"{title}, RTT 400 ms, 8 KB blocks and socket\n(mean, min-max over seeds)")
         _save(fig, out / name)

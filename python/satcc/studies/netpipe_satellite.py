@@ -2,12 +2,17 @@
 
 The testbed of the paper's Fig. 1 (Yousef and Strange, "Experimental
 Investigation of the Effects of Delay and Error Rate on Throughput and
-Performance of ATM Satellite Links Serving LAN Islands"): two hosts on
-25 Mb/s ATM access links, ATM switches, and an E1 (2.048 Mb/s) segment with
-the imposed propagation delay and bit errors in both directions. TCP rides
-UBR VCs (classical IP over ATM: AAL5 with LLC/SNAP, the cell tax counted);
-a cell with any bit error is lost, and with it its AAL5 frame. NetPIPE's
-ping-pong runs over the connection (`apps::netpipe`).
+Performance of ATM Satellite Links Serving LAN Islands"), hop by hop in
+each direction as its section 2 describes it: the transmitting PC on a
+25 Mb/s ATM link (a LAN emulation NIC), an E1 to the first ATM switch, the
+analyser that imposes the delay and the bit errors (on the OC-3 going out,
+on that first E1 coming back), the earth-station switch, a second E1 to
+the Ethernet hub, and the receiving PC on the hub's Ethernet. TCP rides
+UBR VCs carrying LAN emulation frames (AAL5) from the transmitting PC to
+the hub, which bridges them onto the Ethernet; a cell with any bit error
+is lost, and with it its AAL5 frame. NetPIPE's ping-pong runs over the
+connection (`apps::netpipe`), with the socket buffers a 4.4BSD host makes
+of what NetPIPE asks for (`bsd_socket_buffer`).
 
 Several experiments run independent copies of the path side by side in
 one scenario (one per socket size or per bit-error rate), so that one run
@@ -25,9 +30,20 @@ from typing import Any
 from satcc.analysis.netpipe import NETPIPE_MBIT, fit_slope_through_origin
 from satcc.studies.framework import Reference, RunSpec, Study
 
-E1_BPS = 2.048e6
-ACCESS = "25 Mbps"
-ACCESS_DELAY_S = 1e-6  # the hosts sit next to their switches
+# Rates at which the links of Fig. 1 carry cells (or, on the Ethernet,
+# frames): the paper's "25 Mbps", "E1 (2.048 Mbps)" and "OC3 (155 Mbps)".
+# ATM Forum af-phy-0040: 25.6 Mb/s, each cell behind a 1-octet start command.
+ATM25_BPS = 25.6e6 * 53 / 54
+# ITU-T G.804: cells fill time slots 1-15 and 17-31 of the 2.048 Mb/s frame.
+E1_LINE_BPS = 2.048e6
+E1_BPS = E1_LINE_BPS * 30 / 32
+# SONET STS-3c: 260 of the 270 columns of the 155.52 Mb/s frame.
+OC3_BPS = 155.52e6 * 260 / 270
+# The hub's Ethernet: 10BASE-T (the paper gives no rate).
+ETHERNET_BPS = 10e6
+# Hosts, switches and hub share one laboratory: 1 us of cable per hop.
+LAB_DELAY_S = 1e-6
+HOPS = 5  # each way: access, E1, OC-3, E1, Ethernet
 DEFAULT_SOCKET = 8192
 MSS = 1460  # Ethernet LAN islands: 1500-byte IP MTU
 RTTS = (0.001, 0.01, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6)
@@ -51,6 +67,20 @@ def _label_ber(ber: float) -> str:
     return f"{ber:.0e}".replace("e-0", "e-")
 
 
+def bsd_socket_buffer(requested: int, mss: int = MSS) -> int:
+    """The send and receive buffer a 4.4BSD host gives a TCP socket when
+    NetPIPE asks for `requested` bytes (`-b`), or leaves the default: its
+    tcp_sendspace = tcp_recvspace = 8192 B, the paper's "default socket
+    size". setsockopt(SO_SNDBUF / SO_RCVBUF) sets the buffers as asked
+    (sbreserve); once the MSS is known, tcp_mss rounds both up to a whole
+    number of segments. The send window is then bounded by the send buffer
+    and the peer's advertised window, which is the free receive buffer."""
+    if requested < mss:
+        # tcp_mss would shrink the MSS to the buffer instead: not modelled.
+        raise ValueError(f"a socket buffer below one segment ({requested} < {mss} B)")
+    return -(-requested // mss) * mss
+
+
 def path(
     name: str,
     rtt_s: float,
@@ -58,33 +88,47 @@ def path(
     app: dict[str, Any],
     ber: float = 1e-12,
 ) -> dict[str, dict[str, Any]]:
-    """One copy of the testbed path: nodes, links and the TCP connection."""
-    a, b, s1, s2 = f"{name}_a", f"{name}_b", f"{name}_sw1", f"{name}_sw2"
-    one_way = rtt_s / 2 - 2 * ACCESS_DELAY_S
+    """One copy of the testbed path of Fig. 1: nodes, links and the TCP
+    connection from the transmitting PC (`NAME_a`) to the receiving one
+    (`NAME_b`); `socket` is what NetPIPE asks of both hosts' sockets."""
+    a, b = f"{name}_a", f"{name}_b"
+    sw0, sw1, sw2, hub = (f"{name}_{n}" for n in ("sw0", "sw1", "sw2", "hub"))
+    # The analyser's delay makes up the round trip with the lab's cables.
+    analyser = rtt_s / 2 - (HOPS - 1) * LAB_DELAY_S
     # Buffers hold a whole socket's worth of cells (a host blocks rather
     # than drop its own cells): only bit errors lose cells here.
     queue = {"limit": "100000 packets"}
-    access = {"rate": ACCESS, "delay": f"{ACCESS_DELAY_S} s", "duplex": True, "queue": queue}
+
+    def link(src: str, dst: str, bps: float, delay: float = LAB_DELAY_S, **more) -> dict:
+        return {
+            "from": src,
+            "to": dst,
+            "rate": f"{bps} bps",
+            "delay": f"{delay} s",
+            "queue": queue,
+            **more,
+        }
+
+    buffer = f"{bsd_socket_buffer(socket)} B"
     return {
-        "nodes": {a: {"type": "host"}, b: {"type": "host"}, s1: {}, s2: {}},
+        "nodes": {a: {"type": "host"}, b: {"type": "host"}, sw0: {}, sw1: {}, sw2: {}, hub: {}},
         "links": {
-            f"{name}_up": {"from": a, "to": s1, **access},
-            f"{name}_sat": {
-                "from": s1,
-                "to": s2,
-                "rate": f"{E1_BPS} bps",
-                "delay": f"{one_way} s",
-                "duplex": True,
-                "ber": ber,
-                "queue": queue,
-            },
-            f"{name}_down": {"from": s2, "to": b, **access},
+            f"{name}_access": link(a, sw0, ATM25_BPS, duplex=True),
+            # The analyser sits on the OC-3 going out and on this E1 back.
+            f"{name}_e1_ground": link(sw0, sw1, E1_BPS),
+            f"{name}_e1_ground_rev": link(sw1, sw0, E1_BPS, analyser, ber=ber),
+            f"{name}_oc3": link(sw1, sw2, OC3_BPS, analyser, ber=ber),
+            f"{name}_oc3_rev": link(sw2, sw1, OC3_BPS),
+            f"{name}_e1_hub": link(sw2, hub, E1_BPS, duplex=True),
+            f"{name}_ethernet": link(hub, b, ETHERNET_BPS, duplex=True, framing="ethernet"),
         },
         "tcp": {
             name: {
                 "from": a,
                 "to": b,
-                "ubr": {},
+                # LAN emulation from the transmitting PC's NIC to the hub,
+                # which bridges the frames onto its Ethernet.
+                "ubr": {"encapsulation": "lane", "to_edge": hub},
                 "variant": "newreno",
                 "mss": f"{MSS} B",
                 # RFC 2581, the hosts' era: at most two segments.
@@ -94,8 +138,8 @@ def path(
                 # up to 64 KB at 600 ms, which RFC 5681's restart after idle
                 # would cap near 16 KB (docs/netpipe-satellite.md).
                 "restart_after_idle": False,
-                "send_buffer": f"{socket} B",
-                "receive_buffer": f"{socket} B",
+                "send_buffer": buffer,
+                "receive_buffer": buffer,
                 "app": app,
             }
         },
@@ -106,14 +150,14 @@ def udp_path(name: str, rtt_s: float, count: int, ber: float = 1e-12) -> dict[st
     """The testbed path carrying netperf's UDP_RR (1-byte request and
     response over UBR) instead of a TCP connection."""
     p = path(name, rtt_s, DEFAULT_SOCKET, sweep_app(), ber)
-    del p["tcp"]
+    vcs = p.pop("tcp")[name]["ubr"]
     p["udp_rr"] = {
         name: {
             "from": f"{name}_a",
             "to": f"{name}_b",
             "count": count,
             "warmup": 1,
-            "ubr": {},
+            "ubr": vcs,
         }
     }
     return p

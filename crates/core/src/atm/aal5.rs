@@ -1,6 +1,7 @@
 //! AAL5 (ITU-T I.363.5) carrying IP over ATM as RFC 1577 classical IP does:
 //! the IP packet gets the 8-byte LLC/SNAP header of RFC 1483/2684 §4.1
-//! (AA-AA-03, OUI 00-00-00, EtherType 08-00), forming the CPCS-SDU; the
+//! (AA-AA-03, OUI 00-00-00, EtherType 08-00), forming the CPCS-SDU (or no
+//! header with VC multiplexing, or LAN emulation's 16 bytes); the
 //! CPCS-PDU adds 0–47 pad bytes and the 8-byte trailer (UU, CPI, Length,
 //! CRC-32) so that it fills whole 48-byte cell payloads. The last cell of a
 //! frame has the PTI AUU bit set.
@@ -17,6 +18,10 @@ use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_PAYLOAD};
 use crate::net::pdu::{Header, Pdu};
 
 pub const LLC_SNAP_BYTES: u32 = 8;
+/// LAN emulation (ATM Forum LANE v1.0, af-lane-0021.000): a 2-byte LE
+/// header (the LECID) and the 14-byte IEEE 802.3 MAC header, without the
+/// FCS, before the packet.
+pub const LANE_8023_BYTES: u32 = 2 + 14;
 pub const AAL5_TRAILER_BYTES: u32 = 8;
 /// The trailer's Length field is 16 bits.
 pub const MAX_SDU_BYTES: u32 = 65_535;
@@ -30,6 +35,11 @@ pub enum Encapsulation {
     LlcSnap,
     /// VC-based multiplexing: one protocol per VC, no header.
     VcMux,
+    /// An IEEE 802.3 LAN emulation data frame: the LE header and the MAC
+    /// header before the packet. The frame is not padded to 802.3's 60-byte
+    /// minimum, which changes the cell count of no IP packet of 25 bytes or
+    /// more (every TCP segment and UDP datagram satcc sends).
+    Lane,
 }
 
 impl Encapsulation {
@@ -37,6 +47,7 @@ impl Encapsulation {
         match self {
             Encapsulation::LlcSnap => LLC_SNAP_BYTES,
             Encapsulation::VcMux => 0,
+            Encapsulation::Lane => LANE_8023_BYTES,
         }
     }
 
@@ -268,6 +279,14 @@ mod tests {
         assert_eq!(pad_bytes(1508), 32 * 48 - 1508 - 8);
         // Without LLC/SNAP a 40-byte packet fits one cell.
         assert_eq!(Encapsulation::VcMux.cells(40), 1);
+        // LANE: 16 header bytes and the 8-byte trailer. A 1500-byte packet
+        // is 1524 B, 32 cells, as with LLC/SNAP; a 40-byte ACK 64 B, 2
+        // cells; 1512 B is the largest packet in 32 cells (1536 B).
+        assert_eq!(Encapsulation::Lane.cells(1500), 32);
+        assert_eq!(Encapsulation::Lane.cells(40), 2);
+        assert_eq!(Encapsulation::Lane.cells(1512), 32);
+        assert_eq!(Encapsulation::Lane.cells(1513), 33);
+        assert_eq!(Encapsulation::Lane.max_packet_bytes(), 65_535 - 16);
     }
 
     #[test]

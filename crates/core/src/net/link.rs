@@ -1,5 +1,6 @@
 //! A one-way point-to-point link: an output queue, a transmitter whose rate
-//! follows a capacity process, an error model applied per PDU by size, and a
+//! follows a capacity process, the framing its physical layer adds to each
+//! PDU, an error model applied per PDU by its size on the wire, and a
 //! propagation delay line.
 //!
 //! The link is a passive state machine: `enqueue(now, pdu)` offers a PDU,
@@ -10,6 +11,7 @@
 use super::capacity::CapacityProcess;
 use super::delay_line::DelayLine;
 use super::error_model::ErrorModel;
+use super::framing::Framing;
 use super::pdu::Pdu;
 use super::queue::{Queue, Verdict};
 use crate::engine::stats::{Histogram, TimeAverage};
@@ -20,6 +22,7 @@ pub struct LinkStats {
     /// PDUs offered to the link (queued, sent directly or dropped).
     pub arrivals: u64,
     pub tx_packets: u64,
+    /// Bytes on the wire, the link's framing included.
     pub tx_bytes: u64,
     pub drops: u64,
     pub drops_clp: u64,
@@ -56,6 +59,8 @@ struct Committed {
 /// time moves with the rate.
 struct InService {
     pdu: Pdu,
+    /// Its size on the wire (`Framing::wire_bytes`).
+    wire_bytes: u32,
     /// Decided when the transmission starts, as on the fixed-rate path.
     delivered: bool,
     /// Bits still to send as of `since`.
@@ -69,6 +74,7 @@ pub struct Link {
     queue: Queue,
     capacity: CapacityProcess,
     errors: ErrorModel,
+    framing: Framing,
     line: DelayLine,
     /// Transmission in progress over a changing capacity, ending at `tx_end`.
     in_service: Option<InService>,
@@ -104,6 +110,7 @@ impl Link {
             queue,
             capacity,
             errors,
+            framing: Framing::None,
             line: DelayLine::new(delay),
             in_service: None,
             tx_end: Time::NEVER,
@@ -113,6 +120,13 @@ impl Link {
             stats: LinkStats::default(),
             errored: Vec::new(),
         }
+    }
+
+    /// The link with this framing: every PDU is sent, and exposed to bit
+    /// errors, at its size on the wire; `tx_bytes` counts wire bytes.
+    pub fn with_framing(mut self, framing: Framing) -> Link {
+        self.framing = framing;
+        self
     }
 
     pub fn rate(&self) -> Rate {
@@ -223,8 +237,9 @@ impl Link {
 
     fn start_tx(&mut self, now: Time, pdu: Pdu) {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
-        let end = now + self.rate().tx_time(pdu.bytes);
-        let delivered = !self.errors.corrupts(pdu.bytes);
+        let wire_bytes = self.framing.wire_bytes(pdu.bytes);
+        let end = now + self.rate().tx_time(wire_bytes);
+        let delivered = !self.errors.corrupts(wire_bytes);
         if self.next_change >= end {
             if delivered {
                 self.line.push(end, pdu);
@@ -232,7 +247,7 @@ impl Link {
             self.committed = Some(Committed {
                 started: now,
                 end,
-                bytes: pdu.bytes,
+                bytes: wire_bytes,
                 priority: pdu.priority,
                 errored: (!delivered).then_some(pdu),
             });
@@ -240,8 +255,9 @@ impl Link {
             self.tx_end = end;
             self.in_service = Some(InService {
                 pdu,
+                wire_bytes,
                 delivered,
-                bits_left: pdu.bytes as f64 * 8.0,
+                bits_left: wire_bytes as f64 * 8.0,
                 since: now,
             });
         }
@@ -275,7 +291,7 @@ impl Link {
         self.tx_end = Time::NEVER;
         self.stats.busy_ps += now.since(s.since).ps();
         let lost = (!s.delivered).then_some(s.pdu.flow);
-        self.book(s.pdu.bytes, s.pdu.priority, lost);
+        self.book(s.wire_bytes, s.pdu.priority, lost);
         if s.delivered {
             self.line.push(now, s.pdu);
         }
@@ -310,7 +326,7 @@ impl Link {
             frac * c.bytes as f64 * 8.0
         } else if let Some(s) = self.in_service.as_ref().filter(|s| s.delivered) {
             let left = s.bits_left - self.rate().bits_in(now.since(s.since));
-            (s.pdu.bytes as f64 * 8.0 - left.max(0.0)).max(0.0)
+            (s.wire_bytes as f64 * 8.0 - left.max(0.0)).max(0.0)
         } else {
             0.0
         };
@@ -402,6 +418,7 @@ mod tests {
     use super::*;
     use crate::engine::RngStream;
     use crate::net::capacity::Trace;
+    use crate::net::framing::Framing;
     use crate::net::queue::Limit;
 
     fn link(rate: f64, delay: u64, limit: u64) -> Link {
@@ -463,6 +480,24 @@ mod tests {
         let got = run(&mut l);
         assert_eq!(got, vec![(ms, 0), (2 * ms, 1), (3 * ms, 2)]);
         assert_eq!(l.stats.drops, 0);
+    }
+
+    #[test]
+    fn ethernet_framing_sends_the_frame_not_the_packet() {
+        // A 1500-byte packet is a 1538-byte frame: 1230.4 µs at 10 Mb/s;
+        // a 40-byte ACK a 64-byte frame plus 20, 67.2 µs. The PDU arrives
+        // as it was offered, and tx_bytes counts the wire.
+        let mut l = link(10e6, 0, 10).with_framing(Framing::Ethernet);
+        l.enqueue(Time(0), pdu(1500, 0));
+        l.enqueue(Time(0), pdu(40, 1));
+        let got = run(&mut l);
+        assert_eq!(got, vec![(1_230_400_000, 0), (1_297_600_000, 1)]);
+        l.settle(Time(1_297_600_000));
+        assert_eq!(l.stats.tx_bytes, 1538 + 84);
+        // The same link without framing sends the bare packet.
+        let mut plain = link(10e6, 0, 10);
+        plain.enqueue(Time(0), pdu(1500, 0));
+        assert_eq!(run(&mut plain), vec![(1_200_000_000, 0)]);
     }
 
     #[test]

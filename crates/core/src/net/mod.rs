@@ -1,11 +1,12 @@
 //! Network primitives: the PDU, queue disciplines, links (transmitter,
-//! delay line, error model, capacity process), nodes with static routes,
+//! framing, delay line, error model, capacity process), nodes with static routes,
 //! the ports that sit at a link's input and the interfaces that attach a
 //! host to the network.
 
 pub mod capacity;
 pub mod delay_line;
 pub mod error_model;
+pub mod framing;
 pub mod iface;
 pub mod link;
 pub mod node;

@@ -1,9 +1,14 @@
 //! A node forwards PDUs by static routes: destination node → outgoing link.
+//! A device at the node may instead take the packets of given flows off the
+//! network (hand-offs): an ATM edge device puts the packets a LAN host
+//! sends onto its virtual circuit.
 //!
 //! A small network keeps a node's routes as a table indexed by destination
 //! (one load per hop); a large one keeps only the routes a node has, sorted
 //! (a table per node would grow with the square of the nodes: 30 000 nodes
 //! would need 3.6 GB).
+
+use super::pdu::AgentAddr;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Next {
@@ -28,6 +33,9 @@ enum Routes {
 pub struct Node {
     pub id: u32,
     routes: Routes,
+    /// (flow, agent): packets of the flow reaching this node go to the
+    /// agent instead of on by their route. Few per node, so a list.
+    hand_offs: Vec<(u32, AgentAddr)>,
 }
 
 impl Node {
@@ -37,7 +45,29 @@ impl Node {
         } else {
             Routes::Sparse(Vec::new())
         };
-        Node { id, routes }
+        Node {
+            id,
+            routes,
+            hand_offs: Vec::new(),
+        }
+    }
+
+    /// Packets of `flow` reaching this node go to `agent` from now on.
+    pub fn hand_off(&mut self, flow: u32, agent: AgentAddr) {
+        self.hand_offs.retain(|&(f, _)| f != flow);
+        self.hand_offs.push((flow, agent));
+    }
+
+    /// The agent that takes the packets of `flow` at this node, if any.
+    #[inline]
+    pub fn hand_off_for(&self, flow: u32) -> Option<AgentAddr> {
+        if self.hand_offs.is_empty() {
+            return None;
+        }
+        self.hand_offs
+            .iter()
+            .find(|&&(f, _)| f == flow)
+            .map(|&(_, a)| a)
     }
 
     pub fn set_route(&mut self, dst: u32, link: u32) {
@@ -83,5 +113,18 @@ mod tests {
             node.set_route(2, 6);
             assert_eq!(node.next_hop(2), Next::Link(6), "{n} nodes");
         }
+    }
+
+    #[test]
+    fn hand_offs_take_their_flows_only() {
+        let mut node = Node::new(1, 3);
+        assert_eq!(node.hand_off_for(4), None);
+        node.hand_off(4, AgentAddr::fixed(9));
+        node.hand_off(6, AgentAddr::fixed(2));
+        assert_eq!(node.hand_off_for(4), Some(AgentAddr::fixed(9)));
+        assert_eq!(node.hand_off_for(5), None);
+        // A second hand-off of a flow replaces the first.
+        node.hand_off(4, AgentAddr::fixed(3));
+        assert_eq!(node.hand_off_for(4), Some(AgentAddr::fixed(3)));
     }
 }

@@ -27,6 +27,7 @@ use crate::apps::tcp_app::AppKind;
 use crate::apps::udp_rr::UdpRrConfig;
 use crate::engine::{Duration, Time};
 use crate::net::capacity::CapacityConfig;
+use crate::net::framing::Framing;
 use crate::net::queue::{Limit, QueueConfig};
 use crate::transport::tcp::TcpConfig;
 use std::collections::{BTreeMap, VecDeque};
@@ -111,6 +112,7 @@ impl ScenarioBuilder {
                 limit: Limit::Packets(1000),
             },
             capacity: CapacityConfig::Constant { rate_bps },
+            framing: Framing::None,
             erica: None,
         };
         f(&mut l);

@@ -3,6 +3,13 @@
 //! and `ubr` entries that ask for them. ERICA+ at switch output ports is a
 //! link port (`ports`).
 //!
+//! A VC ends at an end system: the host itself (an ATM NIC), or an ATM edge
+//! device (a LAN emulation bridge) with the host behind it on a LAN. Then
+//! the edge device reassembles the frames arriving for the host and sends
+//! the packets on over the LAN by their routes, and takes the packets the
+//! host sends off the network when they reach it (a node hand-off) to
+//! segment them into the VC going back.
+//!
 //! The pair's agents: for each VC k (0: from the client's host, 1: back),
 //! 3k is its destination end (data and forward RM cells), 3k + 1 its
 //! source end (backward RM cells), 3k + 2 the host side where the
@@ -19,6 +26,7 @@ use crate::atm::Encapsulation;
 use crate::engine::Time;
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, put, Summary};
+use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
 
 /// `abr = {...}` on a connection: ABR VCs with these parameters.
@@ -30,11 +38,30 @@ pub struct AbrDesc {
     pub config: AbrConfig,
 }
 
-/// `ubr = {...}`: UBR VCs, no rate control (classical IP over ATM).
+/// `ubr = {...}`: UBR VCs, no rate control (classical IP over ATM, or a
+/// LAN emulation data path).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct UbrDesc {
     pub encapsulation: Encapsulation,
+    /// The ATM edge device (a node) behind which the `from` host sits on a
+    /// LAN: the VCs end there instead of at the host (`VcPair::edges`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_edge: Option<String>,
+    /// The same for the `to` host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_edge: Option<String>,
+}
+
+impl UbrDesc {
+    /// VCs ending at the hosts themselves.
+    pub fn host_to_host(encapsulation: Encapsulation) -> UbrDesc {
+        UbrDesc {
+            encapsulation,
+            from_edge: None,
+            to_edge: None,
+        }
+    }
 }
 
 pub struct VcPair {
@@ -200,28 +227,145 @@ impl VcPair {
     }
 }
 
+/// Where a transport's VC pair ends, and which packets enter it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) struct VcEndpoints {
+    /// The transport's hosts: [client, server].
+    pub hosts: [u32; 2],
+    /// The end systems of the VCs: each host, or its edge device.
+    pub ends: [u32; 2],
+    /// The transport's flow from the client; the server's is `flow + 1`.
+    pub flow: u32,
+}
+
+impl VcEndpoints {
+    /// VCs from host to host.
+    pub fn hosts(hosts: [u32; 2], flow: u32) -> VcEndpoints {
+        VcEndpoints {
+            hosts,
+            ends: hosts,
+            flow,
+        }
+    }
+}
+
 impl Builder<'_> {
-    /// A VC pair between `nodes` for a transport; its id and the hosts'
-    /// interfaces onto it.
+    /// The end systems of UBR VCs between `hosts`: each host, or the edge
+    /// device `ubr` puts it behind.
+    pub(super) fn ubr_ends(
+        &self,
+        ubr: &UbrDesc,
+        hosts: [u32; 2],
+        flow: u32,
+        at: &str,
+    ) -> Result<VcEndpoints, BuildError> {
+        let mut ends = hosts;
+        for (k, edge) in [&ubr.from_edge, &ubr.to_edge].into_iter().enumerate() {
+            if let Some(name) = edge {
+                ends[k] = self.node(name, &format!("{at}.ubr"))?;
+            }
+        }
+        if ends[0] == ends[1] {
+            return Err(BuildError(format!(
+                "{at}.ubr: the VCs would start and end at the same node"
+            )));
+        }
+        Ok(VcEndpoints { hosts, ends, flow })
+    }
+
+    /// A VC pair for a transport; its id and the hosts' interfaces onto it.
+    /// A host behind an edge device sends as if directly attached: its
+    /// packets cross the LAN and enter the VC at the edge (a hand-off).
     pub(super) fn vc_pair(
         &mut self,
-        nodes: [u32; 2],
+        at: VcEndpoints,
         abr: Option<&AbrConfig>,
         encap: Encapsulation,
         prefix: Option<String>,
     ) -> (u32, [Iface; 2]) {
         let flow = self.w.new_flows(2);
-        let mut pair = VcPair::new(nodes, self.next_vci, flow, abr, encap);
+        let mut pair = VcPair::new(at.ends, self.next_vci, flow, abr, encap);
         pair.prefix = prefix;
         self.next_vci += 2;
         let id = self.w.add(Component::Vcs(Box::new(pair)));
         let agents = self.w.agents_of(id);
-        (
-            id,
-            [
-                VcPair::host_iface(&agents, 0),
-                VcPair::host_iface(&agents, 1),
-            ],
-        )
+        let iface = |k: usize| {
+            if at.ends[k] == at.hosts[k] {
+                VcPair::host_iface(&agents, k)
+            } else {
+                Iface::Direct { node: at.hosts[k] }
+            }
+        };
+        let ifaces = [iface(0), iface(1)];
+        for k in 0..2 {
+            if at.ends[k] != at.hosts[k] {
+                self.w.net.nodes[at.ends[k] as usize]
+                    .hand_off(at.flow + k as u32, agents[3 * k + 2]);
+            }
+        }
+        (id, ifaces)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::framing::Framing;
+    use crate::scenario::{summary, ScenarioBuilder, World};
+
+    /// a —ATM, 2 Mb/s, 100 ms— e —Ethernet, 10 Mb/s— b, and a 1-byte
+    /// UDP exchange from a to b over LAN emulation UBR VCs ending at e.
+    fn lan_behind_edge(to_edge: Option<&str>) -> summary::Summary {
+        let edge = to_edge.map(str::to_string);
+        let d = ScenarioBuilder::new("edge", 10.0)
+            .host("a")
+            .router("e")
+            .host("b")
+            .duplex("atm", "a", "e", 2e6, 0.1)
+            .link_with("lan", "e", "b", 10e6, 0.0, |l| {
+                l.framing = Framing::Ethernet
+            })
+            .link_with("lan_rev", "b", "e", 10e6, 0.0, |l| {
+                l.framing = Framing::Ethernet
+            })
+            .udp_rr_with("rr", "a", "b", |u| {
+                u.config.count = Some(5);
+                u.ubr = Some(UbrDesc {
+                    to_edge: edge,
+                    ..UbrDesc::host_to_host(Encapsulation::Lane)
+                });
+            })
+            .build();
+        let mut w = World::build(&d).unwrap();
+        w.run();
+        summary::summarise(&w)
+    }
+
+    #[test]
+    fn an_edge_device_carries_the_lan_hosts_packets_as_packets() {
+        let s = lan_behind_edge(Some("e"));
+        let n = |k: &str| s[k].as_f64().unwrap();
+        assert_eq!(n("udp_rr.rr.transactions"), 5.0);
+        assert_eq!(n("run.pdus_unaccounted"), 0.0);
+        // A 29-byte datagram is 2 cells under LANE (29 + 16 + 8 = 53 B) on
+        // the ATM link each way, and one 84-byte Ethernet frame on the LAN.
+        assert_eq!(n("links.atm.tx_packets"), 10.0);
+        assert_eq!(n("links.atm_rev.tx_packets"), 10.0);
+        assert_eq!(n("links.lan.tx_bytes"), 5.0 * 84.0);
+        assert_eq!(n("links.lan_rev.tx_bytes"), 5.0 * 84.0);
+        // Each exchange: 2 cells and 100 ms each way, and a frame each way
+        // on the LAN after the edge has the whole datagram.
+        let expected = 2.0 * (0.1 + 2.0 * 424.0 / 2e6 + 84.0 * 8.0 / 10e6);
+        let t = n("udp_rr.rr.transaction_time_mean_s");
+        assert!((t - expected).abs() < 1e-9, "{t} vs {expected}");
+    }
+
+    #[test]
+    fn without_the_edge_the_vcs_reach_the_host_in_cells() {
+        // The same path with VCs to b itself: cells on the LAN links too.
+        let s = lan_behind_edge(None);
+        let n = |k: &str| s[k].as_f64().unwrap();
+        assert_eq!(n("udp_rr.rr.transactions"), 5.0);
+        assert_eq!(n("links.lan.tx_packets"), 10.0);
     }
 }

@@ -10,6 +10,7 @@ use crate::atm::erica::EricaConfig;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::net::error_model::ErrorModel;
+use crate::net::framing::Framing;
 use crate::net::queue::QueueConfig;
 use crate::net::{Link, Node};
 use crate::scenario::summary::{num, put, rate, Summary, PS};
@@ -32,6 +33,9 @@ pub struct LinkDesc {
     pub loss: f64,
     pub queue: QueueConfig,
     pub capacity: CapacityConfig,
+    /// What the physical layer adds to each PDU (an Ethernet frame's).
+    #[serde(default, skip_serializing_if = "Framing::is_none")]
+    pub framing: Framing,
     /// Runs ERICA+ at this link's output port (an ATM switch port).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub erica: Option<EricaConfig>,
@@ -67,7 +71,8 @@ impl LinkDesc {
             capacity,
             errors,
             self.delay_ps,
-        ))
+        )
+        .with_framing(self.framing))
     }
 
     /// The port at the link's input, if the entry configures one.

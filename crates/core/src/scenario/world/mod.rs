@@ -357,10 +357,19 @@ impl World {
         }
     }
 
-    /// Hands a PDU that is at `node` to the next link or to its receiver.
+    /// Hands a PDU that is at `node` to the next link or to its receiver,
+    /// or to the device that takes its flow off the network here.
     fn forward(&mut self, node: u32, mut p: Pdu) {
         if p.is_feedback() {
             self.pass_ports_backward(node, &mut p);
+        }
+        if let Some(a) = self.net.nodes[node as usize].hand_off_for(p.flow) {
+            // It leaves the network here, as if delivered, and keeps its
+            // own address for the way on (an ATM edge device's VC).
+            if self.deliver_to(a, p) {
+                self.pdus_delivered += 1;
+            }
+            return;
         }
         match self.net.nodes[node as usize].next_hop(p.dst_node) {
             Next::Local => {

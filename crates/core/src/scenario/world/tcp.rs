@@ -4,7 +4,7 @@
 //! connection created by a class of flow arrivals (`arrivals`) has no name
 //! of its own: the class keeps its figures and releases it when it ends.
 
-use super::atm::{AbrDesc, UbrDesc, VcPair};
+use super::atm::{AbrDesc, UbrDesc, VcEndpoints, VcPair};
 use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx, View};
 use super::netpipe;
@@ -269,12 +269,13 @@ impl Builder<'_> {
             let (vcs, ifaces) = match (&t.abr, &t.ubr) {
                 (Some(a), _) => {
                     checked(a.config.check(), &format!("{at}.abr"))?;
-                    let (id, ifaces) =
-                        self.vc_pair(nodes, Some(&a.config), a.encapsulation, prefix);
+                    let ends = VcEndpoints::hosts(nodes, flow);
+                    let (id, ifaces) = self.vc_pair(ends, Some(&a.config), a.encapsulation, prefix);
                     (Some(id), ifaces)
                 }
                 (None, Some(u)) => {
-                    let (id, ifaces) = self.vc_pair(nodes, None, u.encapsulation, prefix);
+                    let ends = self.ubr_ends(u, nodes, flow, &at)?;
+                    let (id, ifaces) = self.vc_pair(ends, None, u.encapsulation, prefix);
                     (Some(id), ifaces)
                 }
                 (None, None) => (None, direct(nodes)),

@@ -110,7 +110,8 @@ impl Builder<'_> {
                             "{at}: a {largest}-byte datagram does not fit one AAL5 frame"
                         )));
                     }
-                    self.vc_pair(nodes, None, ubr.encapsulation, None).1
+                    let ends = self.ubr_ends(ubr, nodes, flow, &at)?;
+                    self.vc_pair(ends, None, ubr.encapsulation, None).1
                 }
                 None => direct(nodes),
             };
