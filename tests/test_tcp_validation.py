@@ -20,7 +20,12 @@ import math
 import numpy as np
 import pytest
 import satcc
-from satcc.analysis import padhye_throughput, padhye_window
+from satcc.analysis import (
+    MATHIS_C_DELAYED_ACK,
+    mathis_throughput,
+    padhye_throughput,
+    padhye_window,
+)
 from satcc.result_folder import summary_json
 
 MSS = 1460
@@ -319,12 +324,16 @@ def test_random_loss_throughput_matches_padhye():
             )
     print(f"\nrandom loss, RTT {RTT_3 * 1e3:.2f} ms, T0 {T0} s, b = 2, {len(SEEDS_3)} seeds")
     print(
-        f"{'p':>8} {'Padhye b/s':>12} {'Reno b/s':>12} {'SACK b/s':>12} {'Reno/P':>7} {'SACK/P':>7}"
+        f"{'p':>8} {'Padhye b/s':>12} {'Mathis b/s':>12} {'Reno b/s':>12} {'SACK b/s':>12} "
+        f"{'Reno/P':>7} {'SACK/P':>7} {'Reno/M':>7} {'SACK/M':>7}"
     )
     for p, model, reno, sack, lr, ls in rows:
+        # Mathis with delayed ACKs (b = 2): C = sqrt(3/4).
+        mathis = bits(mathis_throughput(MSS, RTT_3, p, c=MATHIS_C_DELAYED_ACK))
         print(
-            f"{p:8.0e} {model:12.0f} {reno:12.0f} {sack:12.0f} {reno / model:7.3f} "
-            f"{sack / model:7.3f}   (losses: Reno {lr}, SACK {ls})"
+            f"{p:8.0e} {model:12.0f} {mathis:12.0f} {reno:12.0f} {sack:12.0f} "
+            f"{reno / model:7.3f} {sack / model:7.3f} {reno / mathis:7.3f} {sack / mathis:7.3f}"
+            f"   (losses: Reno {lr}, SACK {ls})"
         )
 
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 CONGESTION_CONTROLS = ("reno", "cubic")
+CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
 # the IETF standards track as a conservative stack follows it; "linux" is what
@@ -61,6 +62,8 @@ PRESETS: dict[str, dict[str, object]] = {
         "delayed_ack_timeout": "200 ms",
         "limited_transmit": True,  # RFC 3042
         "hystart": False,
+        "restart_after_idle": True,  # RFC 5681 §4.1
+        "cwnd_validation": "off",  # RFC 2861 is Historic, RFC 7661 Experimental
     },
     "linux": {
         "variant": "sack",  # tcp_sack = 1
@@ -74,6 +77,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "delayed_ack_timeout": "40 ms",  # TCP_DELACK_MIN
         "limited_transmit": True,
         "restart_after_idle": True,  # tcp_slow_start_after_idle = 1
+        "cwnd_validation": "rfc2861",  # tcp_cwnd_restart, tcp_cwnd_application_limited
         "send_buffer": "4 MiB",  # tcp_wmem max (autotuning ceiling)
         "receive_buffer": "6 MiB",  # tcp_rmem max
     },
@@ -181,6 +185,7 @@ class Tcp(_Table):
     delayed_ack_timeout: Annotated[PositiveTime, Desc("delayed_ack_ps")] = parse_time("200 ms")
     limited_transmit: Bool = True
     restart_after_idle: Annotated[Bool, UNLESS_DEFAULT] = True
+    cwnd_validation: Annotated[choice(*CWND_VALIDATIONS), UNLESS_DEFAULT] = "off"
     rto_restart_on_fast_retransmit: Annotated[Bool, UNLESS_DEFAULT] = True
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024

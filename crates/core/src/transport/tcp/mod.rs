@@ -5,12 +5,14 @@
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
 //! - `congestion`: the congestion controllers (Reno, CUBIC) and HyStart++
+//! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
 
 pub mod congestion;
+pub mod cwv;
 pub mod reassembly;
 pub mod rtt;
 pub mod scoreboard;
@@ -91,10 +93,16 @@ pub struct TcpConfig {
     /// RFC 3042: new data on the first two duplicate ACKs.
     #[serde(default = "yes")]
     pub limited_transmit: bool,
-    /// RFC 5681 §4.1: back to the initial window after an idle period
-    /// longer than the RTO (some stacks of the 1990s did not).
+    /// After an idle period longer than the RTO, reduce cwnd: to the
+    /// initial window (RFC 5681 §4.1; some stacks of the 1990s did not), or
+    /// by RFC 2861's decay under `cwnd_validation = "rfc2861"`. RFC 7661
+    /// has its own rule and ignores this.
     #[serde(default = "yes")]
     pub restart_after_idle: bool,
+    /// What becomes of a cwnd the sender has not been filling (RFC 2861,
+    /// RFC 7661; `off` keeps only RFC 5681 §4.1's restart after idle).
+    #[serde(default)]
+    pub cwnd_validation: cwv::Mode,
     /// Restart the retransmission timer when the fast retransmit is sent
     /// (ns-2, Linux); off keeps the clock of the last new ACK (RFC 6298
     /// §5.1 read literally).
@@ -187,6 +195,7 @@ impl TcpConfig {
             delayed_ack_timeout: Duration::from_millis(200),
             limited_transmit: true,
             restart_after_idle: true,
+            cwnd_validation: cwv::Mode::Off,
             rto_restart_on_fast_retransmit: true,
             window_scaling: true,
             send_buffer: 65_536,

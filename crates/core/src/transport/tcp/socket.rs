@@ -4,7 +4,8 @@
 //! retransmit / fast recovery (RFC 5681 §3.2, Reno), NewReno partial ACKs
 //! (RFC 6582 §3.2), SACK loss recovery with the pipe algorithm (RFC 6675
 //! §5), the retransmission timer with Karn's rule and back-off (RFC 6298),
-//! restart after idle (RFC 5681 §4.1), and window scaling (RFC 7323 §2).
+//! restart after idle (RFC 5681 §4.1) or congestion window validation (RFC
+//! 2861, RFC 7661; in `cwv.rs`), and window scaling (RFC 7323 §2).
 //! Receiving: in-order delivery, out-of-order hold with SACK blocks
 //! (RFC 2018), delayed ACKs every second segment or on a timer (RFC 1122
 //! §4.2.3.2, RFC 5681 §4.2), immediate ACKs for out-of-order data and for
@@ -27,6 +28,7 @@
 //! retransmission timeout are in `socket/recovery.rs`.
 
 use super::congestion::{self, CongestionControl, Controller, Window};
+use super::cwv::{self, Validator};
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -99,6 +101,9 @@ pub struct TcpSocket {
     partial_acks: u32,
     /// The last attempt to send was stopped by cwnd (RFC 7661).
     cwnd_limited: bool,
+    cwv: Validator,
+    /// Payload bytes resent so far (RFC 7661's R is a difference of two).
+    retransmitted_bytes: u64,
     consecutive_timeouts: u32,
     cc: Controller,
     /// Send times of new segments, for per-ACK RTT samples when the
@@ -161,6 +166,8 @@ impl TcpSocket {
             recover: 0,
             partial_acks: 0,
             cwnd_limited: true,
+            cwv: Validator::new(cfg.cwnd_validation, start),
+            retransmitted_bytes: 0,
             consecutive_timeouts: 0,
             cc: Controller::new(cfg.congestion_control, cfg.abc_limit_segments, cfg.hystart),
             sent_times: Default::default(),
@@ -406,9 +413,12 @@ impl TcpSocket {
         let was_in_recovery = self.in_recovery;
         if self.in_recovery {
             self.recovery_ack(now, ack, acked, out);
-        } else if self.cwnd_limited {
-            // RFC 7661 §4: no growth while the application or the receive
-            // window, not cwnd, limits the flight.
+            if !self.in_recovery {
+                let mut w = self.window();
+                self.cwv.on_recovery_end(&mut w, self.retransmitted_bytes);
+                self.set_window(w);
+            }
+        } else if self.validate_on_ack(now, ack) {
             self.grow_cwnd(now, ack, acked, rtt_sample);
         }
         let partial = was_in_recovery && self.in_recovery;
@@ -440,6 +450,32 @@ impl TcpSocket {
             rtt_sample,
         };
         self.cc.on_ack(&mut w, &a);
+        self.set_window(w);
+    }
+
+    /// Whether cwnd may grow on this ACK: only while cwnd limits the flight
+    /// (RFC 7661 §4), or in RFC 7661's validated phase.
+    fn validate_on_ack(&mut self, now: Time, ack: u64) -> bool {
+        let mut w = self.window();
+        let s = self.send_state(now);
+        let grow = self.cwv.on_ack(&mut w, &s, ack, self.snd_max);
+        self.set_window(w);
+        grow
+    }
+
+    fn send_state(&self, now: Time) -> cwv::SendState {
+        cwv::SendState {
+            now,
+            cwnd_limited: self.cwnd_limited,
+            flight: self.snd_max - self.snd_una,
+            srtt: self.rtt.srtt(),
+            rto: self.rtt.rto(),
+            rwnd: self.peer_rwnd,
+            iw: self.cfg.initial_window_segments as u64 * self.cfg.mss as u64,
+        }
+    }
+
+    fn set_window(&mut self, w: Window) {
         self.cwnd = w.cwnd;
         self.ssthresh = w.ssthresh;
     }
@@ -471,16 +507,15 @@ impl TcpSocket {
     /// Sends from snd_nxt while the congestion and receive windows allow.
     fn send_new_data(&mut self, now: Time, out: &mut Vec<Pdu>) {
         let mss = self.cfg.mss as u64;
-        if self.cfg.restart_after_idle
-            && self.snd_una == self.snd_max
-            && self.written > self.snd_max
-            && now.since(self.last_send) >= self.rtt.rto()
-            && self.snd_max > 0
-        {
-            // RFC 5681 §4.1: restart after an idle period longer than the RTO.
-            let iw = self.cfg.initial_window_segments as u64 * mss;
-            self.cwnd = self.cwnd.min(iw);
+        if self.snd_una == self.snd_max && self.written > self.snd_max && self.snd_max > 0 {
+            let mut w = self.window();
+            let s = self.send_state(now);
+            let idle = now.since(self.last_send);
+            self.cwv
+                .after_idle(&mut w, &s, idle, self.cfg.restart_after_idle);
+            self.set_window(w);
         }
+        let sent_before = self.stats.segments_sent;
         // RFC 3042 Limited Transmit: the first two duplicate ACKs may each
         // clock out one new segment.
         let limited_transmit = if self.cfg.limited_transmit
@@ -534,6 +569,11 @@ impl TcpSocket {
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
+        if self.stats.segments_sent > sent_before && !self.in_recovery {
+            let mut w = self.window();
+            self.cwv.after_send(&mut w, &self.send_state(now));
+            self.set_window(w);
+        }
     }
 
     /// Resends [seq, seq+len) without moving snd_nxt.
@@ -554,6 +594,7 @@ impl TcpSocket {
         self.stats.bytes_sent += len;
         if retransmission {
             self.stats.retransmissions += 1;
+            self.retransmitted_bytes += len;
             self.sent_times.clear();
             if let Some((end, _)) = self.timing {
                 if seq < end {

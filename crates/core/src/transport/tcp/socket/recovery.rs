@@ -100,6 +100,10 @@ impl TcpSocket {
         // RFC 5681 §3.2 step 2 with RFC 3042 §2: FlightSize without the
         // segments Limited Transmit sent on the first two duplicate ACKs.
         let flight = self.snd_max - self.snd_una - self.limited_sent;
+        let mut s = self.send_state(now);
+        s.flight = flight;
+        self.cwv
+            .on_recovery_start(&self.window(), &s, self.retransmitted_bytes);
         self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
         self.recover = self.snd_max;
         self.in_recovery = true;
@@ -140,6 +144,7 @@ impl TcpSocket {
             self.ssthresh = self.cc.on_timeout(now, &self.window(), flight);
         }
         self.consecutive_timeouts += 1;
+        self.cwv.on_timeout(now);
         self.cwnd = mss;
         self.snd_nxt = self.snd_una; // go back N
         self.in_recovery = false;

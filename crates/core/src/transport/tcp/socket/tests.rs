@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::apps::tcp_app::{AppKind, TcpApp};
+use crate::transport::tcp::cwv;
 
 const MS: u64 = 1_000_000_000;
 
@@ -280,4 +281,128 @@ fn request_response_round_trip() {
     // The first transaction includes the handshake; the others one RTT.
     let mean = p.app.transaction_times.mean();
     assert!((mean - (0.1 + 0.1 / 10.0)).abs() < 1e-9, "{mean}");
+}
+
+// ----- congestion window validation (cwv.rs) -----
+
+/// A SACK connection whose cwnd has grown in a 200 kB bulk transfer, under
+/// `mode`; no delayed ACKs, 100 ms RTT. Also the time in ms when the last
+/// byte was acknowledged.
+fn grown(mode: cwv::Mode) -> (Pair, u64) {
+    let c = TcpConfig {
+        cwnd_validation: mode,
+        ..cfg(Variant::Sack, false)
+    };
+    let mut p = Pair::new(
+        c,
+        50,
+        AppKind::Bulk {
+            bytes: Some(200_000),
+        },
+    );
+    let mut done_ms = 0;
+    while p.s[1].delivered < 200_000 || !p.s[0].all_acked() {
+        done_ms += 10;
+        p.run_until(Time(done_ms * MS));
+    }
+    assert!(p.s[0].cwnd() >= 60_000, "{}", p.s[0].cwnd());
+    (p, done_ms)
+}
+
+/// The application writes `bytes` every 200 ms (two round trips, so
+/// each burst is acknowledged before the next) from `from_ms`, `n` times.
+fn rate_limited(p: &mut Pair, from_ms: u64, n: u64, bytes: u64) {
+    for i in 0..n {
+        let t = Time((from_ms + 200 * i) * MS);
+        p.run_until(t);
+        p.s[0].write(bytes);
+        p.service(t);
+    }
+    p.run_until(Time((from_ms + 200 * n) * MS));
+}
+
+#[test]
+fn after_idle_cwnd_restarts_decays_or_is_kept() {
+    let after_idle = |mode| {
+        let (mut p, _) = grown(mode);
+        let before = (p.s[0].cwnd(), p.s[0].ssthresh());
+        let idle_from = p.s[0].last_send;
+        let t = Time(5_000 * MS);
+        p.run_until(t);
+        p.s[0].write(1000);
+        p.service(t);
+        let rto = p.s[0].rto();
+        (
+            before,
+            (p.s[0].cwnd(), p.s[0].ssthresh()),
+            t.since(idle_from),
+            rto,
+        )
+    };
+    // RFC 5681 §4.1: back to IW.
+    let ((c0, _), (c, _), _, _) = after_idle(cwv::Mode::Off);
+    assert_eq!(c, 2_000, "from {c0}");
+    // RFC 2861: halved once per RTO idle, not below IW; ssthresh ≥ 3/4·cwnd.
+    let ((c0, s0), (c, s), idle, rto) = after_idle(cwv::Mode::Rfc2861);
+    let halvings = idle.ps() / rto.ps();
+    assert!(halvings >= 2, "idle {idle:?}, rto {rto:?}");
+    assert_eq!(c, (c0 >> halvings).max(2_000));
+    assert_eq!(s, s0.max(3 * c0 / 4));
+    // RFC 7661: kept (well within the five-minute NVP).
+    let ((c0, s0), (c, s), _, _) = after_idle(cwv::Mode::Rfc7661);
+    assert_eq!((c, s), (c0, s0));
+}
+
+#[test]
+fn an_application_limited_sender_keeps_or_decays_its_window() {
+    // Three segments every two RTTs for 6 s, against a window of 60+
+    // segments.
+    let limited = |mode| {
+        let (mut p, done) = grown(mode);
+        let c0 = p.s[0].cwnd();
+        rate_limited(&mut p, done, 30, 3_000);
+        assert_eq!(p.s[1].delivered, 200_000 + 90_000);
+        (c0, p.s[0].cwnd())
+    };
+    // Not cwnd-limited: no growth, no decay.
+    let (c0, c) = limited(cwv::Mode::Off);
+    assert_eq!(c, c0);
+    // RFC 2861: half way to the 3 segments used, once per RTT sent
+    // application-limited.
+    let (c0, c) = limited(cwv::Mode::Rfc2861);
+    assert!(c < 4_000, "{c0} -> {c}");
+    assert!(c >= 3_000, "{c0} -> {c}");
+    // RFC 7661: while the bulk transfer's samples (half of cwnd) are in
+    // pipeACK's sampling period (1 s) the window is validated and grows;
+    // then pipeACK is 3 segments < cwnd/2, the non-validated phase, where
+    // cwnd is neither grown nor cut before the NVP ends.
+    let (mut p, done) = grown(cwv::Mode::Rfc7661);
+    let c0 = p.s[0].cwnd();
+    rate_limited(&mut p, done, 10, 3_000);
+    let c1 = p.s[0].cwnd();
+    assert!(c1 >= c0, "{c0} -> {c1}");
+    rate_limited(&mut p, done + 2_000, 20, 3_000);
+    assert_eq!(p.s[0].cwnd(), c1);
+}
+
+#[test]
+fn rfc7661_loss_in_the_non_validated_phase() {
+    // Eight segments every two RTTs, pipeACK = 8 segments; the first of
+    // the 13th burst is lost, seven duplicate ACKs follow.
+    let after_loss = |mode| {
+        let (mut p, done) = grown(mode);
+        p.drop_once = vec![200_000 + 12 * 8_000];
+        rate_limited(&mut p, done, 20, 8_000);
+        assert_eq!(p.s[0].stats.fast_retransmits, 1);
+        assert_eq!(p.s[0].stats.timeouts, 0);
+        assert_eq!(p.s[1].delivered, 200_000 + 160_000);
+        p
+    };
+    // RFC 6675: ssthresh = cwnd = FlightSize/2 at the end of recovery.
+    let off = after_loss(cwv::Mode::Off);
+    assert_eq!(off.s[0].ssthresh(), 4_000);
+    // RFC 7661 §4.4.1: (max(pipeACK, LossFlightSize) − R)/2 with R one
+    // segment, and pipeACK starts again undefined (validated).
+    let new = after_loss(cwv::Mode::Rfc7661);
+    assert_eq!(new.s[0].ssthresh(), 3_500);
 }
