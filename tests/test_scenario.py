@@ -231,6 +231,28 @@ def test_value_checks_across_keys():
     assert_refused(sc, "links.spare.capacity.rates", "cannot both be zero")
 
 
+def test_a_discrete_time_markov_chain_takes_a_step():
+    markov = {
+        "type": "markov",
+        "rates": ["800 kbps", "400 kbps"],
+        "mean_holding": ["90 ms", "90 ms"],
+        "step": "30 ms",
+    }
+    sc = scenario(**{"links.spare.capacity": markov})
+    del sc.data["links"]["spare"]["rate"]
+    spare = next(link for link in sc.validate()["links"] if link["name"] == "spare")
+    assert spare["capacity"]["step_ps"] == 30 * 10**9
+    del markov["step"]
+    sc = scenario(**{"links.spare.capacity": markov})
+    del sc.data["links"]["spare"]["rate"]
+    spare = next(link for link in sc.validate()["links"] if link["name"] == "spare")
+    assert "step_ps" not in spare["capacity"]  # continuous time, as before
+    markov.update(step="30 ms", mean_holding=["20 ms", "90 ms"])
+    sc = scenario(**{"links.spare.capacity": markov})
+    del sc.data["links"]["spare"]["rate"]
+    assert_refused(sc, "links.spare.capacity.mean_holding.0", "shorter than the step")
+
+
 def test_trace_times_must_increase():
     trace = {"type": "trace", "times": ["0 s", "5 s", "5 s"], "rates": ["1 Mbps"] * 3}
     sc = scenario(**{"links.spare.capacity": trace})

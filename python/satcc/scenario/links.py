@@ -66,7 +66,10 @@ class Queue(_Table):
 class Capacity(_Table):
     VARIANTS = {
         "constant": (("type", "rate"), ("rate",)),
-        "markov": (("type", "rates", "mean_holding", "initial"), ("rates", "mean_holding")),
+        "markov": (
+            ("type", "rates", "mean_holding", "initial", "step"),
+            ("rates", "mean_holding"),
+        ),
         "trace": (("type", "times", "rates", "repeat", "period"), ("times", "rates")),
     }
 
@@ -75,6 +78,8 @@ class Capacity(_Table):
     rates: optional(list_of(NonNegativeRate)) = None
     mean_holding: optional(list_of(PositiveTime)) = None
     initial: ZeroOne = 0
+    # Discrete time: the chain changes state only at multiples of `step`.
+    step: optional(PositiveTime) = None
     times: optional(list_of(NonNegativeTime)) = None
     repeat: Bool = False
     period: optional(PositiveTime) = None
@@ -106,12 +111,15 @@ def describe_capacity(link: Link) -> dict:
     if capacity.type == "constant":
         return {"kind": "constant", "rate_bps": capacity.rate}
     if capacity.type == "markov":
-        return {
+        markov = {
             "kind": "markov",
             "rates_bps": list(capacity.rates),
             "mean_holding_ps": list(capacity.mean_holding),
             "initial": capacity.initial,
         }
+        if capacity.step is not None:
+            markov["step_ps"] = capacity.step
+        return markov
     return {
         "kind": "trace",
         "times_ps": list(capacity.times),
@@ -257,6 +265,15 @@ def _check_markov(checks: Checks, path: tuple, capacity: Capacity) -> None:
             )
     if capacity.rates and not any(capacity.rates):
         checks.refuse((*path, "rates"), "the two rates cannot both be zero (at most one outage)")
+    if capacity.step is not None:
+        for index, mean in enumerate(capacity.mean_holding or []):
+            if mean < capacity.step:
+                checks.refuse(
+                    (*path, "mean_holding", index),
+                    f'a mean holding time cannot be shorter than the step "'
+                    f'{format_time(capacity.step)}" (the chain changes at most once per step), '
+                    f'got "{format_time(mean)}"',
+                )
 
 
 def _check_trace(checks: Checks, path: tuple, capacity: Capacity) -> None:

@@ -7,7 +7,7 @@
 //! and its output for a given seed is fixed by the crate's portability promise.
 
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Exp1, Gamma, Poisson};
+use rand_distr::{Distribution, Exp1, Gamma, Geometric, Poisson};
 use rand_pcg::Pcg64Mcg;
 
 pub struct RngStream {
@@ -71,6 +71,13 @@ impl RngStream {
     pub fn gamma(&mut self, k: u64, scale: f64) -> f64 {
         let d = Gamma::new(k as f64, scale).expect("a positive shape and scale");
         d.sample(&mut self.rng)
+    }
+
+    /// The number of trials up to and including the first success, each a
+    /// success with probability `p` (0 < p ≤ 1): at least 1, mean 1/p.
+    pub fn trials_to_success(&mut self, p: f64) -> u64 {
+        let d = Geometric::new(p).expect("a success probability in (0, 1]");
+        1 + d.sample(&mut self.rng)
     }
 
     pub fn next_u64(&mut self) -> u64 {

@@ -1,6 +1,13 @@
 //! Processes that drive a link's capacity over time: constant, two-state
 //! Markov-modulated (the bottleneck model of the TCP/ABR effcap study), or a
 //! piecewise-constant trace (optionally periodic).
+//!
+//! The Markov chain runs in continuous time (exponential holding times) or,
+//! as in the effcap paper's testbed (section 4), in discrete time: it may
+//! change state only at multiples of a `step` (its 30 ms measurement
+//! interval), leaving state i at each step with probability step /
+//! mean_holding[i], so holding times are geometric multiples of the step
+//! with the same means.
 
 use crate::engine::{Duration, Rate, RngStream, Time};
 use serde::{Deserialize, Serialize};
@@ -17,6 +24,9 @@ pub enum CapacityConfig {
         mean_holding_ps: [Duration; 2],
         #[serde(default)]
         initial: usize,
+        /// Changes only at multiples of this step (discrete time).
+        #[serde(default)]
+        step_ps: Option<Duration>,
     },
     Trace {
         times_ps: Vec<Time>,
@@ -41,6 +51,7 @@ impl CapacityConfig {
                 rates_bps,
                 mean_holding_ps,
                 initial,
+                step_ps,
             } => {
                 let ok = *initial <= 1
                     && rates_bps.iter().all(rate_ok)
@@ -48,6 +59,14 @@ impl CapacityConfig {
                     && mean_holding_ps.iter().all(|d| d.ps() > 0);
                 if !ok {
                     return Err("invalid Markov capacity".into());
+                }
+                if let Some(step) = step_ps {
+                    if step.ps() == 0 || mean_holding_ps.iter().any(|d| d < step) {
+                        return Err(
+                            "a Markov step must be positive and at most each mean holding time"
+                                .into(),
+                        );
+                    }
                 }
             }
             CapacityConfig::Trace {
@@ -78,7 +97,15 @@ impl CapacityConfig {
                 rates_bps,
                 mean_holding_ps,
                 initial,
-            } => CapacityProcess::markov(*rates_bps, *mean_holding_ps, *initial, rng),
+                step_ps,
+            } => {
+                let chain = Chain {
+                    rates: *rates_bps,
+                    mean_holding: *mean_holding_ps,
+                    step: *step_ps,
+                };
+                CapacityProcess::markov(chain, *initial, rng)
+            }
             CapacityConfig::Trace {
                 times_ps,
                 rates_bps,
@@ -109,12 +136,37 @@ pub struct Trace {
     pub period: Option<Duration>,
 }
 
+/// A two-state Markov chain's parameters.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub rates: [f64; 2],
+    /// Mean time in each state.
+    pub mean_holding: [Duration; 2],
+    /// Discrete time: changes only at multiples of this step.
+    pub step: Option<Duration>,
+}
+
+impl Chain {
+    /// A time in `state`: exponential, or in discrete time a whole number
+    /// of steps, geometric with the same mean (at least 1 ps, so time
+    /// always advances).
+    fn holding(&self, rng: &mut RngStream, state: usize) -> Duration {
+        let mean = self.mean_holding[state];
+        match self.step {
+            None => Duration((rng.exp(mean.0 as f64).round() as u64).max(1)),
+            Some(step) => {
+                let leave = (step.0 as f64 / mean.0 as f64).min(1.0);
+                Duration(step.0.max(1) * rng.trials_to_success(leave))
+            }
+        }
+    }
+}
+
 pub enum CapacityProcess {
     Constant(f64),
-    /// State `i` holds for an exponential time with mean `mean_holding[i]`.
+    /// State `i` holds for a time with mean `chain.mean_holding[i]`.
     Markov {
-        rates: [f64; 2],
-        mean_holding: [Duration; 2],
+        chain: Chain,
         state: usize,
         next_change: Time,
         rng: RngStream,
@@ -133,16 +185,10 @@ impl CapacityProcess {
         CapacityProcess::Constant(bps)
     }
 
-    pub fn markov(
-        rates: [f64; 2],
-        mean_holding: [Duration; 2],
-        initial: usize,
-        mut rng: RngStream,
-    ) -> CapacityProcess {
-        let first = Time::ZERO + holding(&mut rng, mean_holding[initial]);
+    pub fn markov(chain: Chain, initial: usize, mut rng: RngStream) -> CapacityProcess {
+        let first = Time::ZERO + chain.holding(&mut rng, initial);
         CapacityProcess::Markov {
-            rates,
-            mean_holding,
+            chain,
             state: initial,
             next_change: first,
             rng,
@@ -161,7 +207,7 @@ impl CapacityProcess {
     pub fn rate(&self) -> Rate {
         Rate::from_bps(match self {
             CapacityProcess::Constant(r) => *r,
-            CapacityProcess::Markov { rates, state, .. } => rates[*state],
+            CapacityProcess::Markov { chain, state, .. } => chain.rates[*state],
             CapacityProcess::Trace { trace, index, .. } => trace.rates[*index],
         })
     }
@@ -192,14 +238,13 @@ impl CapacityProcess {
         match self {
             CapacityProcess::Constant(_) => {}
             CapacityProcess::Markov {
-                mean_holding,
+                chain,
                 state,
                 next_change,
                 rng,
-                ..
             } => {
                 *state = 1 - *state;
-                *next_change = now + holding(rng, mean_holding[*state]);
+                *next_change = now + chain.holding(rng, *state);
             }
             CapacityProcess::Trace {
                 trace,
@@ -215,11 +260,6 @@ impl CapacityProcess {
             }
         }
     }
-}
-
-/// An exponential holding time, at least 1 ps so time always advances.
-fn holding(rng: &mut RngStream, mean: Duration) -> Duration {
-    Duration((rng.exp(mean.0 as f64).round() as u64).max(1))
 }
 
 #[cfg(test)]
@@ -247,12 +287,12 @@ mod tests {
 
     #[test]
     fn markov_time_fractions_match_holding_means() {
-        let mut c = CapacityProcess::markov(
-            [2e6, 1e6],
-            [Duration(3_000), Duration(1_000)],
-            0,
-            RngStream::new(1, "cap"),
-        );
+        let chain = Chain {
+            rates: [2e6, 1e6],
+            mean_holding: [Duration(3_000), Duration(1_000)],
+            step: None,
+        };
+        let mut c = CapacityProcess::markov(chain, 0, RngStream::new(1, "cap"));
         let mut t = Time::ZERO;
         let mut in_state0 = 0u64;
         for _ in 0..200_000 {
@@ -265,5 +305,50 @@ mod tests {
         }
         let frac = in_state0 as f64 / t.0 as f64;
         assert!((frac - 0.75).abs() < 0.01, "fraction in state 0: {frac}");
+    }
+
+    /// The effcap testbed's chain: 30 ms steps, 100 and 50 KB/s, symmetric
+    /// mean sojourn 90 ms. Every change falls on a step; sojourns are whole
+    /// numbers of steps, geometric with mean 3 steps; half the time in each
+    /// state, so a mean of 75 KB/s.
+    #[test]
+    fn stepped_markov_changes_on_steps_with_the_asked_sojourns() {
+        let step = Duration::from_millis(30);
+        let chain = Chain {
+            rates: [800_000.0, 400_000.0],
+            mean_holding: [Duration::from_millis(90); 2],
+            step: Some(step),
+        };
+        let mut c = CapacityProcess::markov(chain, 0, RngStream::new(7, "cap"));
+        let (mut t, mut bits, mut sojourns) = (Time::ZERO, 0.0, [vec![], vec![]]);
+        for _ in 0..100_000 {
+            let next = c.next_change();
+            assert_eq!(next.0 % step.0, 0, "a change off the step grid at {next}");
+            let state = usize::from(c.rate().bps < 600_000.0);
+            sojourns[state].push(next.since(t).0 / step.0);
+            bits += c.rate().bits_in(next.since(t));
+            t = next;
+            c.advance(t);
+        }
+        for s in &sojourns {
+            let mean = s.iter().sum::<u64>() as f64 / s.len() as f64;
+            assert!((mean - 3.0).abs() < 0.05, "mean sojourn {mean} steps");
+            // Geometric: P(one step) = 1/3.
+            let one = s.iter().filter(|k| **k == 1).count() as f64 / s.len() as f64;
+            assert!((one - 1.0 / 3.0).abs() < 0.01, "P(1 step) = {one}");
+        }
+        let mean_rate = bits / t.as_secs_f64();
+        assert!((mean_rate - 600_000.0).abs() < 6_000.0, "{mean_rate}");
+    }
+
+    #[test]
+    fn a_step_longer_than_a_mean_sojourn_is_refused() {
+        let c = CapacityConfig::Markov {
+            rates_bps: [1e6, 5e5],
+            mean_holding_ps: [Duration::from_millis(20), Duration::from_millis(90)],
+            initial: 0,
+            step_ps: Some(Duration::from_millis(30)),
+        };
+        assert!(c.check().unwrap_err().contains("step"));
     }
 }

@@ -88,6 +88,9 @@ pub struct Link {
     /// are read several times per PDU and change rarely.
     rate: Rate,
     next_change: Time,
+    /// ∫ rate dt up to the last capacity change, in bits, and that change.
+    capacity_bits: f64,
+    capacity_since: Time,
     pub stats: LinkStats,
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
@@ -117,6 +120,8 @@ impl Link {
             committed: None,
             rate,
             next_change,
+            capacity_bits: 0.0,
+            capacity_since: Time::ZERO,
             stats: LinkStats::default(),
             errored: Vec::new(),
         }
@@ -333,6 +338,15 @@ impl Link {
         done + partial
     }
 
+    /// The capacity integral from time 0 to `now`, in bits: what the link
+    /// could have sent, busy or not (the effcap study's instcap is its
+    /// increase over a measurement interval, divided by the interval). The
+    /// link must have been advanced to `now`.
+    pub fn capacity_bits_at(&self, now: Time) -> f64 {
+        debug_assert!(self.next_change > now || self.next_change == Time::NEVER);
+        self.capacity_bits + self.rate.bits_in(now.since(self.capacity_since))
+    }
+
     /// Time spent transmitting up to `now` (a PDU held at zero capacity is
     /// not being transmitted), counting the elapsed part of a transmission
     /// in progress: for utilisation at the end of a run.
@@ -351,6 +365,8 @@ impl Link {
     /// at the new rate; at rate zero it waits, and the queue holds.
     fn change_capacity(&mut self, now: Time) {
         let old = self.rate;
+        self.capacity_bits += old.bits_in(now.since(self.capacity_since));
+        self.capacity_since = now;
         self.capacity.advance(now);
         self.rate = self.capacity.rate();
         self.next_change = self.capacity.next_change();
@@ -554,6 +570,20 @@ mod tests {
         l.enqueue(Time(500_000_000), pdu(1000, 0));
         assert_eq!(run(&mut l), vec![(2_000_000_000, 0)]);
         assert_eq!(l.busy_ps_at(Time(3_000_000_000)), 1_500_000_000);
+    }
+
+    #[test]
+    fn the_capacity_integral_counts_idle_time_too() {
+        // 8 Mb/s for 1 ms, 4 Mb/s for 1 ms, then 0: 8000 + 4000 bits, with
+        // or without traffic.
+        let ms = 1_000_000_000;
+        let mut l = traced(&[0.0, 1.0, 2.0], &[8e6, 4e6, 0.0], 10, 0.0);
+        assert_eq!(l.capacity_bits_at(Time(ms / 2)), 4000.0);
+        let mut out = vec![];
+        l.poll(Time(ms), &mut out);
+        assert_eq!(l.capacity_bits_at(Time(3 * ms / 2)), 10_000.0);
+        l.poll(Time(2 * ms), &mut out);
+        assert_eq!(l.capacity_bits_at(Time(5 * ms)), 12_000.0);
     }
 
     #[test]
