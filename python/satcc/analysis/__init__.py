@@ -11,6 +11,25 @@
   schedule, repetitions, half-round-trip transfer times and %CDV).
 """
 
+from satcc.analysis.effcap import (
+    BottleneckInterval,
+    EfficiencyBounds,
+    MarkovRenewalResult,
+    bottleneck_interval,
+    effcap_estimate,
+    effcap_series,
+    efficiency_bounds,
+    interval_switch_probability,
+    markov_renewal_analysis,
+    n_step_matrix,
+    rtt_step_matrix,
+    rtt_switch_probability,
+    slow_start_packets,
+    slow_start_rounds,
+    stationary_distribution,
+    two_state_matrix,
+    window_increment_pmf,
+)
 from satcc.analysis.hurst import (
     fgn_spectral_density,
     hurst_aggregated_variance,
@@ -85,4 +104,21 @@ __all__ = [
     "window_limited_goodput_bps",
     "window_limited_throughput_bps",
     "wire_bytes_atm",
+    "BottleneckInterval",
+    "EfficiencyBounds",
+    "MarkovRenewalResult",
+    "bottleneck_interval",
+    "effcap_estimate",
+    "effcap_series",
+    "efficiency_bounds",
+    "interval_switch_probability",
+    "markov_renewal_analysis",
+    "n_step_matrix",
+    "rtt_step_matrix",
+    "rtt_switch_probability",
+    "slow_start_packets",
+    "slow_start_rounds",
+    "stationary_distribution",
+    "two_state_matrix",
+    "window_increment_pmf",
 ]
