@@ -27,13 +27,38 @@ is a two-state Markov chain, in section 3:
 - section 3.4: TCP alone, the same model without the segmentation buffer
   (the host's link infinitely fast, the ACKs clock the packets out).
 
+The model as implemented (service times S, R in {1/high, 1/low}; one
+interval is (t_k, t_{k+1}]; "reconstructed" marks what the flattened text
+lost and docs/abr-effcap-analysis.md argues for):
+
+    capacity chain   p01 = p10 = Delta/tau = 1/psi per round trip, psi >= 1
+                     (reconstructed from "the analysis applies only for psi >= 1")
+    no loss          n = min(A + D + N, Delta/S)            [ABR, back to back]
+                     n = D + N over D S time units          [TCP alone, ACK clock]
+                     A' = A + D + N - n, D' = min(B + n, Delta/R), B' = B + n - D',
+                     (S', R') = (R, R_next); reward D, length Delta
+    loss (eq. (11))  B + max(0, n - mu T_arr) > B_max, mu = 1/R, T_arr the arrival
+                     span: for ABR n > 2 (B_max - B) with the source at twice the
+                     link rate (reconstructed as the peak content, from the reward
+                     argument's "2 (B_max - B) packets enter the link buffer")
+    loss cycle       window w = W + N; timeout in (t_{k+2}, t_{k+3}); slow start to
+                     m = w/2 in j = ceil(log2 m) round trips; length (3 + j) Delta;
+                     channel at the next start from P^(2+j) then P (eq. (14));
+                     queues D' = min(m, Delta/S'), the rest in the segmentation
+                     buffer (ABR) or bottleneck buffer (TCP alone) (reconstructed)
+    rewards          V_cons = D + B + 2 (B_max - B) + (2^j - 1)
+                     V_opt  = V_cons + (A + B + D)   (packets after the lost one)
+    throughput       gamma = E_pi[V] / E_pi[U] (Markov renewal-reward theorem)
+
+Assumptions (section 3.2): capacity changes only at the epochs t_k; the
+source's rate jumps to the fed-back rate; no loss in slow start (for TCP
+alone only true if B_max/Delta > 1/3); packets do not straddle epochs and
+arrive back to back; the timeout comes two intervals after the first loss;
+no ACK loss; the window-increase probability is frozen at 1/W_k over an
+interval; whole packets are dropped.
+
 Efficiency is throughput over the mean bottleneck capacity, with TCP/IP
-headers in the throughput and no ATM overhead (section 5.1). The flattened
-paper text has lost most equations; docs/abr-effcap-analysis.md gives the
-model equation by equation and marks every reconstruction with its reasons.
-The analysis assumes the capacity changes only at the epochs t_k and holds
-for tau/Delta >= 1 only (section 5.1): the embedded chain switches with
-probability Delta/tau per round trip.
+headers in the throughput and no ATM overhead (section 5.1).
 
 Section 4.1's effcap feedback (eqs. (25) and (31)) is `effcap_estimate`: the
 effective capacity -1/(M delta) log((1/N) sum_j exp(-delta sum_i C_ij)) over
