@@ -18,6 +18,7 @@ import pytest
 import satcc.analysis
 from satcc.analysis import (
     bottleneck_interval,
+    cycle_outcome,
     effcap_estimate,
     effcap_series,
     efficiency_bounds,
@@ -32,6 +33,7 @@ from satcc.analysis import (
     two_state_matrix,
     window_increment_pmf,
 )
+from scipy.stats import binom
 
 DELTA = 40  # 200 ms in packet times at the high rate (500 B at 100 KB/s = 5 ms)
 IDENTITY = np.eye(2)
@@ -167,6 +169,89 @@ def _doubling(threshold):
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 16, 17, 25, 32, 33])
 def test_slow_start_rounds_and_packets_against_a_doubling_loop(m):
     assert (slow_start_rounds(m), slow_start_packets(m)) == _doubling(m)
+
+
+# ------------------------------------------------------------------ one cycle
+
+H, L = 0, 1
+P_TENTH = two_state_matrix(0.1)
+
+
+def test_abr_cycle_after_a_rate_drop_with_a_full_pipe():
+    # X = (0, 0, 40, high, low): the source sends 40 packets at rate 1 to a link
+    # serving 0.5; loss is certain (40 > 2 * 10). By hand (section 3.3):
+    # before the loss D + B + 2 (B_max - B) = 40 + 0 + 20; after it A + B + D = 40;
+    # window at loss 40 + N (N ~ Bin(40, 1/40)), m = 20 + N // 2, slow start
+    # ceil(log2 m) = 5 rounds (m in 17..32) acknowledging 31; length (3 + 5) * 40.
+    c = cycle_outcome((0, 0, 40, H, L), P_TENTH, 40, 10, "instcap")
+    assert c.loss_probability == pytest.approx(1)
+    assert c.reward_conservative == pytest.approx(40 + 20 + 31)
+    assert c.reward_optimistic == pytest.approx(40 + 20 + 40 + 31)
+    assert c.mean_length == pytest.approx(8 * 40)
+    # The next cycle starts after 8 round trips: the source state is where the
+    # chain is 7 steps after "low", the link one step later. The window stops at
+    # 64, so N stops at 24.
+    P7 = np.linalg.matrix_power(P_TENTH, 7)
+    pmf = binom.pmf(np.arange(25), 40, 1 / 40)
+    pmf[24] += binom.sf(24, 40, 1 / 40)
+    want: dict = {}
+    for n in range(25):
+        m = 20 + n // 2
+        for s2 in (H, L):
+            for r2 in (H, L):
+                d = min(m, (40, 20)[s2])
+                key = (m - d, 0, d, s2, r2)
+                want[key] = want.get(key, 0) + pmf[n] * P7[L, s2] * P_TENTH[s2, r2]
+    assert set(c.next_states) == {k for k, v in want.items() if v > 0}
+    for key, prob in want.items():
+        assert c.next_states.get(key, 0) == pytest.approx(prob, abs=1e-15)
+
+
+def test_abr_small_window_survives_a_rate_drop_unless_it_grows_past_two_b_max():
+    # 16 + N packets at twice the link rate fit while 16 + N <= 20 (eq. (11)).
+    c = cycle_outcome((0, 0, 16, H, L), P_TENTH, 40, 10, "instcap")
+    assert c.loss_probability == pytest.approx(binom.sf(4, 16, 1 / 16))
+
+
+def test_abr_cycle_without_loss_follows_the_recursions():
+    # X = (10, 3, 20, low, high): the source sends min(30 + N, 20) = 20 at rate 0.5,
+    # the link serves 3 + 20 = 23 < 40; A' = 10 + N; reward D = 20 in one round trip.
+    c = cycle_outcome((10, 3, 20, L, H), P_TENTH, 40, 10, "instcap")
+    assert c.loss_probability == 0
+    assert (c.reward_conservative, c.reward_optimistic, c.mean_length) == pytest.approx(
+        (20, 20, 40)
+    )
+    for n in range(21):
+        for r2 in (H, L):
+            want = binom.pmf(n, 20, 1 / 33) * P_TENTH[H, r2]
+            assert c.next_states.get((10 + n, 0, 23, H, r2), 0) == pytest.approx(want)
+
+
+def test_tcp_alone_at_matched_rates_overflows_when_the_backlog_passes_b_max():
+    # X = (0, 9, 40, high, high): the window 49 grows by N ~ Bin(40, 1/49) into the
+    # bottleneck buffer (the ACK clock matches the link), so a loss needs N >= 2.
+    c = cycle_outcome((0, 9, 40, H, H), P_TENTH, 40, 10, "tcp_alone")
+    assert c.loss_probability == pytest.approx(binom.sf(1, 40, 1 / 49))
+    for n in (0, 1):
+        assert c.next_states[(0, 9 + n, 40, H, H)] == pytest.approx(
+            binom.pmf(n, 40, 1 / 49) * P_TENTH[H, H]
+        )
+
+
+@pytest.mark.parametrize(
+    ("state", "scheme", "match"),
+    [
+        ((0, 0, 40), "instcap", "state must be"),
+        ((1, 0, 20, H, H), "tcp_alone", "segmentation buffer"),
+        ((0, 11, 20, H, H), "instcap", "exceeds the buffer"),
+        ((0, 0, 30, L, H), "instcap", "cannot have left"),
+        ((40, 0, 40, H, H), "instcap", "window"),
+        ((0, 0, 20, 2, H), "instcap", "0 \\(high\\) or 1"),
+    ],
+)
+def test_cycle_outcome_rejects_impossible_states(state, scheme, match):
+    with pytest.raises(ValueError, match=match):
+        cycle_outcome(state, P_TENTH, 40, 10, scheme)
 
 
 # ------------------------------------------------------------- the whole model

@@ -13,9 +13,11 @@
 
 from satcc.analysis.effcap import (
     BottleneckInterval,
+    CycleOutcome,
     EfficiencyBounds,
     MarkovRenewalResult,
     bottleneck_interval,
+    cycle_outcome,
     effcap_estimate,
     effcap_series,
     efficiency_bounds,
@@ -105,9 +107,11 @@ __all__ = [
     "window_limited_throughput_bps",
     "wire_bytes_atm",
     "BottleneckInterval",
+    "CycleOutcome",
     "EfficiencyBounds",
     "MarkovRenewalResult",
     "bottleneck_interval",
+    "cycle_outcome",
     "effcap_estimate",
     "effcap_series",
     "efficiency_bounds",

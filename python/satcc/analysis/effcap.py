@@ -84,9 +84,11 @@ from satcc.analysis._validate import positive
 
 __all__ = [
     "BottleneckInterval",
+    "CycleOutcome",
     "EfficiencyBounds",
     "MarkovRenewalResult",
     "bottleneck_interval",
+    "cycle_outcome",
     "effcap_estimate",
     "effcap_series",
     "efficiency_bounds",
@@ -589,6 +591,56 @@ def _stationary_sparse(T) -> np.ndarray:
         raise ValueError("the embedded chain has no unique stationary distribution")
     pi = np.clip(pi, 0.0, None)
     return pi / pi.sum()
+
+
+class CycleOutcome(NamedTuple):
+    """One cycle of the embedded Markov renewal process from a given X_k."""
+
+    next_states: dict[tuple[int, int, int, int, int], float]  # X at the next cycle start
+    reward_conservative: float  # E[V_cons | X_k]
+    reward_optimistic: float  # E[V_opt | X_k]
+    mean_length: float  # E[U | X_k], time units
+    loss_probability: float  # P(loss in (t_k, t_{k+1}) | X_k), eqs. (7)-(8)
+
+
+def cycle_outcome(
+    state: Sequence[int],
+    P: np.ndarray | Sequence[Sequence[float]],
+    delta_units: int = 40,
+    buffer_packets: int = 10,
+    scheme: Scheme = "instcap",
+    high: float = 1.0,
+    low: float = 0.5,
+    max_window_packets: int = 64,
+) -> CycleOutcome:
+    """The cycle that starts in X_k = state = (A, B, D, S, R) (sections 3.2, 3.3).
+
+    S and R are 0 (high) or 1 (low): the source's state (the bottleneck's
+    one round trip earlier) and the bottleneck's. Gives the distribution of
+    the next cycle's start, the expected conservative and optimistic rewards
+    (packets), the expected length and the probability of a loss in the
+    first interval. P is the capacity chain over one round trip.
+    """
+    model = _model(scheme, delta_units, buffer_packets, high, low, max_window_packets, P)
+    if len(state) != 5:
+        raise ValueError(f"state must be (A, B, D, S, R), got {state!r}")
+    a, b, d = (_integer(n, v, 0) for n, v in zip("ABD", state[:3], strict=True))
+    s, r = (_integer(n, v, 0) for n, v in zip("SR", state[3:], strict=True))
+    if s > 1 or r > 1:
+        raise ValueError(f"S and R must be 0 (high) or 1 (low), got {s!r}, {r!r}")
+    if scheme == "tcp_alone" and a != 0:
+        raise ValueError("TCP alone has no segmentation buffer: A must be 0")
+    if b > model.buffer:
+        raise ValueError(f"B = {b} exceeds the buffer of {model.buffer} packets")
+    if not 1 <= a + b + d <= model.wmax:
+        raise ValueError(f"the window A + B + D = {a + b + d} must lie in [1, {model.wmax}]")
+    if d > model.capacity[s]:
+        raise ValueError(
+            f"D = {d} packets cannot have left the bottleneck in one round trip "
+            f"at rate {model.rate[s]!r} (at most {model.capacity[s]})"
+        )
+    edges, v_cons, v_opt, u, p_loss = _transitions(model, (a, b, d, s, r))
+    return CycleOutcome(dict(edges), v_cons, v_opt, u, p_loss)
 
 
 def markov_renewal_analysis(
