@@ -140,7 +140,7 @@ class Link(_Table):
     loss: Probability = 0.0
     # What the physical layer adds to each PDU: nothing, or an Ethernet
     # frame's preamble, header, FCS and gap (and padding to 64 bytes).
-    framing: Annotated[choice("none", "ethernet"), UNLESS_DEFAULT] = "none"
+    framing: Annotated[choice("none", "ethernet", "aal5"), UNLESS_DEFAULT] = "none"
     queue: Annotated[table(Queue), Desc(convert=describe_queue)] = Field(default_factory=Queue)
     capacity: Annotated[optional_table(Capacity), Desc(compute=describe_capacity)] = None
     erica: Annotated[optional_table(Erica), UNLESS_DEFAULT] = None

@@ -252,6 +252,15 @@ impl Reassembler {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn link_framing_times_the_cells_segmentation_makes() {
+        use crate::net::framing::Framing;
+        for ip_bytes in 20..3000 {
+            let cells = cells_for_ip_packet(ip_bytes);
+            assert_eq!(Framing::Aal5.wire_bytes(ip_bytes), cells * 53, "{ip_bytes}");
+        }
+    }
+
     use super::super::cell::{CELL_BYTES, PTI_RM};
     use super::*;
 

@@ -20,7 +20,19 @@ pub enum Framing {
     None,
     /// Each packet is one Ethernet frame (IEEE 802.3).
     Ethernet,
+    /// Each packet is carried over ATM as RFC 1577 does (LLC/SNAP header,
+    /// AAL5 trailer and padding, 53-byte cells), timed as its whole cells
+    /// without simulating them one by one: the cell tax of a packet-level
+    /// model of an ATM path (`atm::aal5` segments real cells; its tests
+    /// check that the two agree).
+    Aal5,
 }
+
+/// RFC 2684 LLC/SNAP header, AAL5 CPCS trailer, and a cell's payload and
+/// size (ITU-T I.363.5, I.361).
+const AAL5_OVERHEAD_BYTES: u32 = 8 + 8;
+const CELL_PAYLOAD_BYTES: u32 = 48;
+const CELL_BYTES: u32 = 53;
 
 impl Framing {
     /// Bytes on the wire for a PDU of `bytes`.
@@ -28,6 +40,9 @@ impl Framing {
         match self {
             Framing::None => bytes,
             Framing::Ethernet => bytes.max(ETHERNET_MIN_PAYLOAD_BYTES) + ETHERNET_OVERHEAD_BYTES,
+            Framing::Aal5 => {
+                (bytes + AAL5_OVERHEAD_BYTES).div_ceil(CELL_PAYLOAD_BYTES) * CELL_BYTES
+            }
         }
     }
 
@@ -48,5 +63,14 @@ mod tests {
         assert_eq!(Framing::Ethernet.wire_bytes(40), 84);
         assert_eq!(Framing::Ethernet.wire_bytes(46), 84);
         assert_eq!(Framing::None.wire_bytes(53), 53);
+    }
+
+    #[test]
+    fn aal5_framing_sends_whole_cells() {
+        // A 500-byte packet: 516 bytes of CPCS-SDU and trailer, 11 cells.
+        assert_eq!(Framing::Aal5.wire_bytes(500), 11 * 53);
+        // 32 bytes fill one cell's payload exactly; 33 need a second.
+        assert_eq!(Framing::Aal5.wire_bytes(32), 53);
+        assert_eq!(Framing::Aal5.wire_bytes(33), 106);
     }
 }
