@@ -343,7 +343,7 @@ impl Link {
     /// increase over a measurement interval, divided by the interval). The
     /// link must have been advanced to `now`.
     pub fn capacity_bits_at(&self, now: Time) -> f64 {
-        debug_assert!(self.next_change > now || self.next_change == Time::NEVER);
+        debug_assert!(self.next_change >= now);
         self.capacity_bits + self.rate.bits_in(now.since(self.capacity_since))
     }
 

@@ -6,6 +6,7 @@
 pub mod capacity;
 pub mod delay_line;
 pub mod error_model;
+pub mod explicit_rate;
 pub mod framing;
 pub mod iface;
 pub mod link;
@@ -13,6 +14,7 @@ pub mod node;
 pub mod pdu;
 pub mod port;
 pub mod queue;
+pub mod shaper;
 
 pub use iface::{Iface, Outbox, Via};
 pub use link::Link;

@@ -95,6 +95,11 @@ pub enum Header {
     AtmCell(AtmCellHeader),
     /// A 53-byte ABR RM cell (`atm::abr`).
     Rm(RmHeader),
+    /// An explicit rate fed back to a rate-controlled host
+    /// (`net::explicit_rate` to `net::shaper`), in bits/s of the wire.
+    Rate {
+        rate_bps: f64,
+    },
 }
 
 /// The receiving endpoint (agent) of a PDU at its destination node: an

@@ -114,6 +114,7 @@ impl ScenarioBuilder {
             capacity: CapacityConfig::Constant { rate_bps },
             framing: Framing::None,
             erica: None,
+            explicit_rate: None,
         };
         f(&mut l);
         self.d.links.push(l);
@@ -202,6 +203,7 @@ impl ScenarioBuilder {
             app: AppKind::Bulk { bytes: None },
             abr: None,
             ubr: None,
+            rate_control: None,
             config: TcpConfig::default_newreno(),
         };
         f(&mut t);

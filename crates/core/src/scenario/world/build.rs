@@ -105,7 +105,7 @@ impl World {
         b.routes()?;
         b.sinks()?;
         let sources = b.sources()?;
-        let tcp = b.tcp()?;
+        let (tcp, shapers) = b.tcp()?;
         let udp = b.udp_rr()?;
         let arrivals = b.arrivals()?;
         b.probes()?;
@@ -125,7 +125,7 @@ impl World {
                 w.sched.schedule(w.net.port_slots[l], p.poll_at());
             }
         }
-        for &id in sources.iter().chain(&arrivals) {
+        for &id in sources.iter().chain(&arrivals).chain(&shapers) {
             w.start(id);
         }
         for l in 0..w.net.links.len() {

@@ -12,6 +12,7 @@ use super::arrivals::FlowArrivals;
 use super::atm::VcPair;
 use super::driver::Exit;
 use super::probes::ProbeMemory;
+use super::shaper::ShaperComp;
 use super::sources::{SinkComp, SourceComp};
 use super::tcp::TcpConn;
 use super::udp_rr::UdpRrConn;
@@ -60,6 +61,7 @@ pub enum Component {
     Tcp(Box<TcpConn>),
     UdpRr(Box<UdpRrConn>),
     Vcs(Box<VcPair>),
+    Shaper(Box<ShaperComp>),
     Arrivals(Box<FlowArrivals>),
     Exit(Box<Exit>),
 }
@@ -71,13 +73,17 @@ impl Component {
             Component::Sink(_) | Component::Exit(_) => 1,
             Component::Tcp(_) | Component::UdpRr(_) => 2,
             Component::Vcs(_) => VcPair::AGENTS,
+            Component::Shaper(_) => ShaperComp::AGENTS,
         }
     }
 
     pub fn timers(&self) -> usize {
         match self {
             Component::Vacant | Component::Sink(_) | Component::Exit(_) => 0,
-            Component::Source(_) | Component::UdpRr(_) | Component::Arrivals(_) => 1,
+            Component::Source(_)
+            | Component::UdpRr(_)
+            | Component::Arrivals(_)
+            | Component::Shaper(_) => 1,
             Component::Tcp(_) | Component::Vcs(_) => 2,
         }
     }
@@ -100,6 +106,7 @@ impl Component {
             Component::UdpRr(c) => c.wakeup(now),
             Component::Vcs(c) => c.wakeup(k, now),
             Component::Arrivals(c) => c.wakeup(),
+            Component::Shaper(c) => c.wakeup(),
             Component::Vacant | Component::Sink(_) | Component::Exit(_) => Time::NEVER,
         }
     }
@@ -111,6 +118,7 @@ impl Component {
             Component::UdpRr(c) => c.on_timer(cx),
             Component::Vcs(c) => c.on_timer(k, cx),
             Component::Arrivals(c) => c.on_timer(cx),
+            Component::Shaper(c) => c.on_timer(cx),
             Component::Vacant | Component::Sink(_) | Component::Exit(_) => {}
         }
     }
@@ -123,6 +131,7 @@ impl Component {
             Component::UdpRr(c) => c.on_pdu(agent, p, cx),
             Component::Vcs(c) => c.on_pdu(agent, p, cx),
             Component::Exit(c) => c.on_pdu(p, cx),
+            Component::Shaper(c) => c.on_pdu(p, cx),
             Component::Vacant | Component::Source(_) | Component::Arrivals(_) => {}
         }
     }
@@ -136,6 +145,7 @@ impl Component {
             Component::UdpRr(c) => c.summarise(s, view),
             Component::Vcs(c) => c.summarise(s, view),
             Component::Arrivals(c) => c.summarise(s, view),
+            Component::Shaper(c) => c.summarise(s, view.now),
             Component::Vacant | Component::Exit(_) => {}
         }
     }
@@ -168,6 +178,7 @@ impl Component {
     pub fn unaccounted(&self) -> i64 {
         match self {
             Component::Vcs(c) => c.packets_unaccounted(),
+            Component::Shaper(c) => c.packets_unaccounted(),
             _ => 0,
         }
     }

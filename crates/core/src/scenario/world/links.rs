@@ -10,6 +10,7 @@ use crate::atm::erica::EricaConfig;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::net::error_model::ErrorModel;
+use crate::net::explicit_rate::ExplicitRateConfig;
 use crate::net::framing::Framing;
 use crate::net::queue::QueueConfig;
 use crate::net::{Link, Node};
@@ -39,6 +40,10 @@ pub struct LinkDesc {
     /// Runs ERICA+ at this link's output port (an ATM switch port).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub erica: Option<EricaConfig>,
+    /// Feeds back the link's measured capacity (instcap, effcap) to the
+    /// rate-controlled hosts whose `rate_control` names this link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explicit_rate: Option<ExplicitRateConfig>,
 }
 
 impl LinkDesc {

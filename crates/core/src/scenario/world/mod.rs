@@ -24,6 +24,7 @@ pub mod links;
 pub mod netpipe;
 pub mod ports;
 pub mod probes;
+pub mod shaper;
 pub mod sources;
 pub mod tcp;
 pub mod udp_rr;

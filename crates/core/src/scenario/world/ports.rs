@@ -6,6 +6,7 @@ use super::links::LinkDesc;
 use crate::atm::cell::CELL_BITS;
 use crate::atm::erica::EricaPlus;
 use crate::engine::Time;
+use crate::net::explicit_rate::ExplicitRatePort;
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::Pdu;
 use crate::scenario::summary::{num, put, Summary};
@@ -13,6 +14,9 @@ use crate::scenario::summary::{num, put, Summary};
 pub enum PortKind {
     /// ERICA+ explicit-rate allocation at an ATM switch output port.
     Erica(Box<EricaPlus>),
+    /// The link's measured capacity fed back to rate-controlled hosts
+    /// (instcap, effcap).
+    ExplicitRate(Box<ExplicitRatePort>),
     /// A port written in a test, given to the world with `set_port`; test
     /// builds only, so that the ports of a run dispatch without it.
     #[cfg(test)]
@@ -25,10 +29,20 @@ impl PortKind {
         "erica_fair_share_bps",
         "erica_abr_capacity_bps",
         "erica_load_factor",
+        "instcap_bps",
+        "fed_back_bps",
     ];
 
     /// The port a link entry configures, if any.
     pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, String> {
+        if d.erica.is_some() && d.explicit_rate.is_some() {
+            return Err("give erica or explicit_rate, not both".into());
+        }
+        if let Some(cfg) = &d.explicit_rate {
+            cfg.check().map_err(|e| format!("explicit_rate: {e}"))?;
+            let port = ExplicitRatePort::new(cfg.clone(), Time::ZERO);
+            return Ok(Some(PortKind::ExplicitRate(Box::new(port))));
+        }
         let Some(cfg) = &d.erica else {
             return Ok(None);
         };
@@ -62,6 +76,15 @@ impl PortKind {
                     num(e.abr_capacity() * CELL_BITS),
                 );
             }
+            PortKind::ExplicitRate(e) => {
+                put(s, format!("{p}explicit_rate.intervals"), e.intervals);
+                put(s, format!("{p}explicit_rate.sources"), e.sources() as u64);
+                put(
+                    s,
+                    format!("{p}explicit_rate.instcap_bps"),
+                    num(e.instcap_bps()),
+                );
+            }
             #[cfg(test)]
             PortKind::Test(_) => {}
         }
@@ -74,7 +97,14 @@ impl PortKind {
             PortKind::Erica(e) => match PortKind::METRICS[metric] {
                 "erica_fair_share_bps" => e.fair_share() * CELL_BITS,
                 "erica_abr_capacity_bps" => e.abr_capacity() * CELL_BITS,
-                _ => e.load_factor(),
+                "erica_load_factor" => e.load_factor(),
+                _ => f64::NAN,
+            },
+            PortKind::ExplicitRate(e) => match PortKind::METRICS[metric] {
+                "instcap_bps" => e.instcap_bps(),
+                // The first source's (the one a single-session run has).
+                "fed_back_bps" => e.fed_back_bps.first().copied().unwrap_or(f64::NAN),
+                _ => f64::NAN,
             },
             #[cfg(test)]
             PortKind::Test(_) => f64::NAN,
@@ -86,6 +116,7 @@ impl Port for PortKind {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         match self {
             PortKind::Erica(e) => e.ingress(cx, pdu),
+            PortKind::ExplicitRate(e) => e.ingress(cx, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.ingress(cx, pdu),
         }
@@ -94,6 +125,7 @@ impl Port for PortKind {
     fn backward(&mut self, now: Time, pdu: &mut Pdu) {
         match self {
             PortKind::Erica(e) => e.backward(now, pdu),
+            PortKind::ExplicitRate(e) => e.backward(now, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.backward(now, pdu),
         }
@@ -102,6 +134,7 @@ impl Port for PortKind {
     fn poll_at(&self) -> Time {
         match self {
             PortKind::Erica(e) => e.poll_at(),
+            PortKind::ExplicitRate(e) => e.poll_at(),
             #[cfg(test)]
             PortKind::Test(p) => p.poll_at(),
         }
@@ -110,6 +143,7 @@ impl Port for PortKind {
     fn poll(&mut self, cx: &mut PortCx<'_>) {
         match self {
             PortKind::Erica(e) => e.poll(cx),
+            PortKind::ExplicitRate(e) => e.poll(cx),
             #[cfg(test)]
             PortKind::Test(p) => p.poll(cx),
         }
@@ -118,6 +152,7 @@ impl Port for PortKind {
     fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
         match self {
             PortKind::Erica(e) => e.for_each_held(f),
+            PortKind::ExplicitRate(e) => e.for_each_held(f),
             #[cfg(test)]
             PortKind::Test(p) => p.for_each_held(f),
         }

@@ -9,6 +9,7 @@ use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx, View};
 use super::netpipe;
 use super::probes::ProbeMemory;
+use super::shaper::RateControlDesc;
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::engine::Time;
 use crate::net::{AgentAddr, Iface, Pdu};
@@ -33,6 +34,10 @@ pub struct TcpDesc {
     /// Carry both directions over UBR VCs (classical IP over ATM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ubr: Option<UbrDesc>,
+    /// The sender's packets wait in a segmentation buffer served at the
+    /// explicit rate a link's `explicit_rate` port feeds back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlDesc>,
     #[serde(flatten)]
     pub config: TcpConfig,
 }
@@ -41,8 +46,13 @@ impl TcpDesc {
     pub fn check(&self) -> Result<(), String> {
         self.config.check()?;
         self.app.check()?;
-        if self.abr.is_some() && self.ubr.is_some() {
-            return Err("give abr or ubr, not both".into());
+        let attachments = [
+            self.abr.is_some(),
+            self.ubr.is_some(),
+            self.rate_control.is_some(),
+        ];
+        if attachments.iter().filter(|a| **a).count() > 1 {
+            return Err("give at most one of abr, ubr and rate_control".into());
         }
         let encap = match (&self.abr, &self.ubr) {
             (Some(a), _) => Some(a.encapsulation),
@@ -76,6 +86,8 @@ pub struct TcpConn {
     ifaces: [Iface; 2],
     /// The VC pair under the connection, when it runs over ATM.
     pub vcs: Option<u32>,
+    /// The sender's rate-controlled segmentation buffer, if any.
+    pub shaper: Option<u32>,
     outs: [Vec<Pdu>; 2],
 }
 
@@ -124,6 +136,7 @@ impl TcpConn {
             flow,
             ifaces,
             vcs: None,
+            shaper: None,
             outs: [Vec::new(), Vec::new()],
         }
     }
@@ -257,9 +270,10 @@ impl TcpConn {
 
 impl Builder<'_> {
     /// The connections, in description order, each on its VC pair when it
-    /// runs over ATM.
-    pub(super) fn tcp(&mut self) -> Result<Vec<u32>, BuildError> {
+    /// runs over ATM; then the rate-controlled senders' buffers.
+    pub(super) fn tcp(&mut self) -> Result<(Vec<u32>, Vec<u32>), BuildError> {
         let mut ids = Vec::new();
+        let mut shapers = Vec::new();
         for t in &self.d.tcp {
             let at = at("tcp", &t.name);
             checked(t.check(), &at)?;
@@ -280,6 +294,15 @@ impl Builder<'_> {
                 }
                 (None, None) => (None, direct(nodes)),
             };
+            let mut ifaces = ifaces;
+            let mut shaper = None;
+            if let Some(rc) = &t.rate_control {
+                let p = format!("tcp.{}.", t.name);
+                let (id, iface) = self.rate_controlled(rc, nodes[0], &at, p)?;
+                ifaces[0] = iface;
+                shaper = Some(id);
+                shapers.push(id);
+            }
             let mut conn = TcpConn::new(
                 t.name.clone(),
                 &t.config,
@@ -290,8 +313,9 @@ impl Builder<'_> {
                 ifaces,
             );
             conn.vcs = vcs;
+            conn.shaper = shaper;
             ids.push(self.add_named("tcp", &t.name, Component::Tcp(Box::new(conn))));
         }
-        Ok(ids)
+        Ok((ids, shapers))
     }
 }
