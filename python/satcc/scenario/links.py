@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from satcc.units import format_limit, format_rate, format_time, parse_limit
+from satcc.units import format_limit, format_rate, format_time, parse_limit, parse_time
 
 from .atm import Erica
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
@@ -28,6 +28,7 @@ from .values import (
     PositiveLimit,
     PositiveRate,
     PositiveTime,
+    PositiveNumber,
     Probability,
     Str,
     ZeroOne,
@@ -61,6 +62,18 @@ class Queue(_Table):
     limit: optional(PositiveLimit) = None
     high: optional_table(Band) = None
     low: optional_table(Band) = None
+
+
+class ExplicitRate(_Table):
+    """[links.NAME.explicit_rate]: every `interval` the link's measured
+    capacity is fed back to the rate-controlled hosts whose rate_control
+    names the link (the abr-effcap paper's instcap, or its effcap over each
+    host's blocks; `delta` per byte of capacity, left out for its δ → ∞
+    form, the minimum block average)."""
+
+    scheme: choice("instcap", "effcap")
+    interval: PositiveTime = parse_time("30 ms")
+    delta: Annotated[optional(PositiveNumber), Desc("delta_per_byte")] = None
 
 
 class Capacity(_Table):
@@ -144,6 +157,7 @@ class Link(_Table):
     queue: Annotated[table(Queue), Desc(convert=describe_queue)] = Field(default_factory=Queue)
     capacity: Annotated[optional_table(Capacity), Desc(compute=describe_capacity)] = None
     erica: Annotated[optional_table(Erica), UNLESS_DEFAULT] = None
+    explicit_rate: Annotated[optional_table(ExplicitRate), UNLESS_DEFAULT] = None
 
     def rates(self) -> list[float]:
         """Every rate the link can take, whichever way it is given."""
@@ -227,6 +241,10 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
         checks.refuse(
             (*path, "erica"),
             "ERICA+ needs a constant-rate link (give rate, or a constant capacity)",
+        )
+    if link.erica is not None and link.explicit_rate is not None:
+        checks.refuse(
+            (*path, "explicit_rate"), "a link's input port runs erica or explicit_rate, not both"
         )
     if link.capacity is not None:
         _check_capacity(checks, (*path, "capacity"), link.capacity)

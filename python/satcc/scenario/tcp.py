@@ -27,6 +27,7 @@ from .values import (
     NonNegativeSize,
     NonNegativeTime,
     PositiveInt,
+    PositiveRate,
     PositiveSize,
     PositiveTime,
     SizeOrUnlimited,
@@ -160,6 +161,21 @@ def _unlimited_is_null(size: int | str) -> int | None:
     return None if size == "unlimited" else size
 
 
+class RateControl(_Table):
+    """[tcp.NAME.rate_control]: the sender's packets wait in a segmentation
+    buffer served at the rate the explicit_rate port of `link` feeds back,
+    jumping to each new value (the abr-effcap paper's end-to-end ABR
+    source). `framing` times each packet on the wire as the path carries it
+    ("aal5": its cells); `block` and `blocks` are effcap's M and N, in
+    measurement intervals, for this host."""
+
+    link: Str
+    initial_rate: PositiveRate
+    framing: choice("none", "aal5") = "aal5"
+    block: PositiveInt = 1
+    blocks: PositiveInt = 1
+
+
 class Tcp(_Table):
     """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
 
@@ -197,6 +213,7 @@ class Tcp(_Table):
     app: table(App) = Field(default_factory=lambda: App(type="bulk"))
     abr: Annotated[optional_table(Abr), UNLESS_DEFAULT] = None
     ubr: Annotated[optional_table(Ubr), UNLESS_DEFAULT] = None
+    rate_control: Annotated[optional_table(RateControl), UNLESS_DEFAULT] = None
 
     @classmethod
     def check_table(cls, data: object) -> object:
@@ -248,6 +265,7 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
     if tcp.app.type == "netpipe":
         _check_netpipe(checks, (*path, "app"), tcp.app)
     _check_atm(checks, path, tcp)
+    _check_rate_control(checks, (*path, "rate_control"), tcp)
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(
             (*path, "delayed_ack_timeout"),
@@ -292,6 +310,22 @@ def _check_netpipe(checks: Checks, path: tuple, app: App) -> None:
         checks.refuse((*path, "sizes"), "give at least one block size")
 
 
+def _check_rate_control(checks: Checks, path: tuple, tcp: Tcp) -> None:
+    rc = tcp.rate_control
+    if rc is None:
+        return
+    if tcp.abr is not None or tcp.ubr is not None:
+        checks.refuse(path, "a connection runs over abr or ubr VCs or under rate_control, not both")
+    if checks.require((*path, "link"), "links", rc.link):
+        links = checks.doc.links
+        link = links.get(rc.link) or links.get(rc.link.removesuffix("_rev"))
+        if getattr(link, "explicit_rate", None) is None:
+            checks.refuse(
+                (*path, "link"),
+                f"link {quote(rc.link)} has no explicit_rate table to feed this host back",
+            )
+
+
 def _check_atm(checks: Checks, path: tuple, tcp: Tcp) -> None:
     if tcp.abr is not None and tcp.ubr is not None:
         checks.refuse((*path, "ubr"), "a connection runs over abr or ubr VCs, not both")
@@ -334,7 +368,22 @@ def tcp_paths(name: str, tcp: Tcp, doc) -> list[PathRequest]:
     data, acks = f"data of tcp {quote(name)}", f"ACKs of tcp {quote(name)}"
     if getattr(tcp, "ubr", None) is not None:
         return ubr_paths("tcp", name, tcp, (data, acks), packet_sizes(tcp))
-    return both_ways("tcp", name, tcp, data, acks, segment_sizes(tcp))
+    paths = both_ways("tcp", name, tcp, data, acks, segment_sizes(tcp))
+    rc = getattr(tcp, "rate_control", None)
+    link = rc and (doc.links.get(rc.link) or doc.links.get(rc.link.removesuffix("_rev")))
+    if link is not None:
+        # The explicit rate travels from the link's input node to the sender.
+        start = link.to if rc.link.endswith("_rev") and rc.link not in doc.links else link.from_
+        paths.append(
+            PathRequest(
+                start,
+                tcp.from_,
+                ("tcp", name, "rate_control", "link"),
+                f"explicit-rate feedback of tcp {quote(name)}",
+                53,
+            )
+        )
+    return paths
 
 
 SECTION = Section(
