@@ -5,7 +5,13 @@
 
 from __future__ import annotations
 
-from satcc.studies import abr_lrd_vbr, netpipe_satellite, queueing_theory, tcp_crosscheck
+from satcc.studies import (
+    abr_effcap,
+    abr_lrd_vbr,
+    netpipe_satellite,
+    queueing_theory,
+    tcp_crosscheck,
+)
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
 
 STUDIES: dict[str, Study] = {
@@ -15,6 +21,7 @@ STUDIES: dict[str, Study] = {
         abr_lrd_vbr.STUDY,
         netpipe_satellite.STUDY,
         tcp_crosscheck.STUDY,
+        abr_effcap.STUDY,
     )
 }
 

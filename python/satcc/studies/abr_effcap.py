@@ -1,0 +1,353 @@
+"""Study `abr-effcap`: TCP over end-to-end explicit-rate control on a
+Markov-modulated bottleneck, instcap against effcap feedback.
+
+The system of the paper's Figs. 3-4: a TCP sender (timeout-only recovery,
+500-byte packets, 32 KB window) whose packets wait in an unbounded
+segmentation buffer at its host, served at the rate the bottleneck feeds
+back every 30 ms (`[tcp.NAME.rate_control]`, `[links.NAME.explicit_rate]`);
+the same path without rate control ("TCP alone"). The bottleneck's capacity
+is the testbed's discrete-time two-state chain: it may change only every
+30 ms, 100 KB/s high and 50 KB/s low, a mean τ in each state. Under rate
+control packets are timed as AAL5 cells (the cell tax); TCP alone carries
+none. All delay is lumped into Δ: the sender is next to the bottleneck, the
+data take Δ/2 from it to the receiver and the ACKs Δ/2 back, and the
+feedback takes Δ from the bottleneck to the sender, so the loop delay is Δ.
+
+Efficiency is the TCP throughput, TCP/IP headers counted (the paper's
+section 5.1), over the mean capacity 75 KB/s, for one 10 MB transfer per
+seed. Figure groups: (a) analysis against simulation, instcap (Fig. 8) and
+TCP alone (Fig. 9); (b) TCP alone against instcap, buffers 8 and 12
+(Fig. 10); (c) instcap against effcap, buffers 8/10/12 (Figs. 11-14); (d)
+τ at fixed Δ, Δ at fixed τ, and effcap's M (Figs. 15-19); (e) two sessions
+of Δ 240 and 360 ms against TCP alone (Figs. 20-23). The paper's claims are
+checked one by one in a claims table. Every assumption is listed in
+docs/abr-effcap.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from satcc.studies.framework import Reference, RunSpec, Study, confidence_half_width
+
+HIGH_BPS = 800_000.0  # 100 KB/s
+LOW_BPS = 400_000.0  # 50 KB/s
+MEAN_BYTES_PER_S = (HIGH_BPS + LOW_BPS) / 2 / 8
+INTERVAL_S = 0.030
+PACKET = 500  # TCP/IP packet, headers included
+HEADER = 40
+MSS = PACKET - HEADER
+WINDOW = 32 * 1024
+TRANSFER = 10_000_000
+QUICK_TRANSFER = 2_000_000
+DELTA_S = 0.200
+ACCESS_BPS = 100e6
+PSIS = (0.15, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 25.0, 50.0)
+QUICK_PSIS = (0.5, 5.0, 50.0)
+# Below 1 s of mean sojourn a transfer of 10 MB sees thousands of changes;
+# above 50 Δ it sees a few dozen.
+SLOW, FAST = 50.0, 0.5
+
+
+def effcap_blocks(delta_s: float, rtts: int = 8) -> tuple[int, int]:
+    """Section 6's choice: M = one round trip of 30 ms samples (rounded
+    up), N = `rtts` round trips of blocks."""
+    m = math.ceil(delta_s / INTERVAL_S - 1e-9)
+    return m, rtts * m
+
+
+def _bulk_tcp(src: str, dst: str, transfer: int | None) -> dict[str, Any]:
+    app = {"type": "bulk"} if transfer is None else {"type": "bulk", "size": f"{transfer} B"}
+    return {
+        "from": src,
+        "to": dst,
+        # Timeout-only recovery as the paper's TCP ran (no fast retransmit).
+        "variant": "tahoe",
+        "mss": f"{MSS} B",
+        "header": f"{HEADER} B",
+        "send_buffer": f"{WINDOW} B",
+        "receive_buffer": f"{WINDOW} B",
+        # A Linux host of the paper's time: 200 ms minimum RTO, 10 ms ticks.
+        "min_rto": "200 ms",
+        "clock_granularity": "10 ms",
+        "app": app,
+    }
+
+
+def scenario(p: dict[str, Any], transfer: int) -> dict[str, Any]:
+    """The system for one parameter point `p`: scheme ("alone", "instcap",
+    "effcap"), buffer (packets), psi (τ/Δ of the larger Δ), deltas (one Δ in
+    seconds per session), and for effcap each session's (M, N)."""
+    deltas = p["deltas"]
+    tau = p["psi"] * max(deltas)
+    rate_controlled = p["scheme"] != "alone"
+    # The bottleneck's delay is the shortest session's Δ/2; each session's
+    # ACK link makes up the rest of its round trip.
+    forward = min(deltas) / 2
+    capacity: dict[str, Any] = {
+        "type": "markov",
+        "rates": [f"{HIGH_BPS} bps", f"{LOW_BPS} bps"],
+        "mean_holding": [f"{tau} s", f"{tau} s"],
+        "step": f"{INTERVAL_S} s",
+    }
+    if "constant_bps" in p:
+        # The τ → ∞ limit: one state for the whole transfer.
+        capacity = {"type": "constant", "rate": f"{p['constant_bps']} bps"}
+    bottleneck = {
+        "from": "b",
+        "to": "d",
+        "delay": f"{forward} s",
+        "queue": {"limit": f"{p['buffer']} packets"},
+        "capacity": capacity,
+    }
+    nodes: dict[str, Any] = {"b": {"type": "router"}, "d": {"type": "host"}}
+    links: dict[str, Any] = {"bottleneck": bottleneck}
+    tcp: dict[str, Any] = {}
+    if rate_controlled:
+        bottleneck["framing"] = "aal5"
+        bottleneck["explicit_rate"] = {"scheme": p["scheme"], "interval": f"{INTERVAL_S} s"}
+    for i, delta in enumerate(deltas, start=1):
+        s = f"s{i}"
+        nodes[s] = {"type": "host"}
+        links[f"access{i}"] = {"from": s, "to": "b", "rate": f"{ACCESS_BPS} bps"}
+        links[f"ack{i}"] = {
+            "from": "d",
+            "to": s,
+            "rate": f"{ACCESS_BPS} bps",
+            "delay": f"{delta - forward} s",
+        }
+        # Two sessions send without end, over a fixed time, so that each
+        # shares the link with the other for the whole measurement.
+        t = _bulk_tcp(s, "d", transfer if len(deltas) == 1 else None)
+        if rate_controlled:
+            links[f"fb{i}"] = {
+                "from": "b",
+                "to": s,
+                "rate": f"{ACCESS_BPS} bps",
+                "delay": f"{delta} s",
+            }
+            block, blocks = p.get("blocks", [(1, 1)] * len(deltas))[i - 1]
+            t["rate_control"] = {
+                "link": "bottleneck",
+                "initial_rate": f"{HIGH_BPS / len(deltas)} bps",
+                "block": block,
+                "blocks": blocks,
+            }
+        tcp[f"t{i}"] = t
+    # One session: long enough for its transfer at the low rate, twice
+    # over, stopping when it completes. Two: the time of the transfer at the
+    # mean capacity, twice.
+    if len(deltas) == 1:
+        duration = 2 * transfer * 8 / LOW_BPS
+        stop = {"tcp": "t1", "completed": True}
+    else:
+        duration = 2 * transfer / MEAN_BYTES_PER_S
+        stop = None
+    # Named after the point, so that two groups' identical points (Fig. 15's
+    # τ sweep is Figs. 11-14's) stay two runs of their own.
+    run: dict[str, Any] = {"name": _slug(p), "duration": f"{duration} s"}
+    if stop:
+        run["stop_when"] = stop
+    return {"run": run, "nodes": nodes, "links": links, "tcp": tcp}
+
+
+def _slug(p: dict[str, Any]) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", "abr-effcap_" + _label(p)).strip("_")
+
+
+def _point(group: str, scheme: str, buffer: int, psi: float, **more: Any) -> dict[str, Any]:
+    p = {"group": group, "scheme": scheme, "buffer": buffer, "psi": psi, "deltas": [DELTA_S]}
+    p.update(more)
+    if scheme == "effcap" and "blocks" not in p:
+        p["blocks"] = [effcap_blocks(d) for d in p["deltas"]]
+    return p
+
+
+def _label(p: dict[str, Any]) -> str:
+    deltas = "/".join(f"{d * 1e3:g}" for d in p["deltas"])
+    text = f"{p['group']} {p['scheme']} B={p['buffer']} psi={p['psi']:g} delta={deltas}ms"
+    if "constant_bps" in p:
+        text += f" constant={p['constant_bps'] / 1e3:g}kbps"
+    if p["scheme"] == "effcap":
+        text += " MN=" + ",".join(f"{m}x{n}" for m, n in p["blocks"])
+    return text
+
+
+def points(quick: bool) -> list[dict[str, Any]]:
+    psis = QUICK_PSIS if quick else PSIS
+    pts: list[dict[str, Any]] = []
+    # (a) Figs. 8-9 and (b) Fig. 10: buffers 8, 10, 12, instcap and alone.
+    for buffer in (10, 12) if quick else (8, 10, 12):
+        for scheme in ("instcap", "alone"):
+            pts += [_point("a", scheme, buffer, psi) for psi in psis]
+    # The τ/Δ → ∞ limit of section 5.1: each state's rate held constant.
+    for rate in (HIGH_BPS, LOW_BPS):
+        pts.append(_point("limit", "instcap", 12, math.inf, constant_bps=rate))
+    # (c) Figs. 11-14: effcap beside them.
+    for buffer in (10,) if quick else (8, 10, 12):
+        pts += [_point("c", "effcap", buffer, psi) for psi in psis]
+    if quick:
+        return pts
+    # (d) Fig. 15: τ swept at Δ = 200 ms is (a)/(c). Figs. 16-17: Δ from 50
+    # to 500 ms at τ = 1000 and 100 ms.
+    for tau in (1.0, 0.1):
+        for delta in (0.05, 0.1, 0.2, 0.3, 0.5):
+            for scheme in ("instcap", "effcap"):
+                pts.append(_point("d-delta", scheme, 10, tau / delta, deltas=[delta], tau_s=tau))
+    # Figs. 18-19: M = 1..10 intervals, n fixed (Fig. 18) or n = 12Δ/T.
+    for delta in (0.05, 0.1, 0.2):
+        for m in (1, 2, 4, 7, 10):
+            for n_rule in ("fixed", "12delta"):
+                n = 56 if n_rule == "fixed" else math.ceil(12 * delta / INTERVAL_S)
+                # τ/Δ of 0.5 (at least one 30 ms step of sojourn) and 5.
+                for psi in (max(0.5, INTERVAL_S / delta), 5.0):
+                    pts.append(
+                        _point(
+                            f"d-M-{n_rule}",
+                            "effcap",
+                            10,
+                            psi,
+                            deltas=[delta],
+                            blocks=[(m, n)],
+                        )
+                    )
+    # (e) Figs. 20-23: two sessions, Δ 240 and 360 ms, buffer 18 packets:
+    # effcap per session (case 1: M, N from each Δ) or from the mean Δ
+    # (case 2), each fed half; and TCP alone.
+    two = [0.24, 0.36]
+    for psi in psis:
+        pts.append(_point("e", "effcap", 18, psi, deltas=two, case=1))
+        mean_blocks = effcap_blocks(sum(two) / 2)
+        pts.append(_point("e", "effcap", 18, psi, deltas=two, blocks=[mean_blocks] * 2, case=2))
+        pts.append(_point("e", "alone", 18, psi, deltas=two))
+    return pts
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    transfer = QUICK_TRANSFER if quick else TRANSFER
+    out = []
+    for p in points(quick):
+        label = _label(p) + (f" case {p['case']}" if "case" in p else "")
+        out.append(RunSpec(label, p, scenario(p, transfer)))
+    return out
+
+
+def seeds(quick: bool) -> list[int]:
+    return [1, 2] if quick else [1, 2, 3, 4, 5]
+
+
+def efficiency(
+    summary: dict[str, Any], name: str, transfer: int | None, capacity: float = MEAN_BYTES_PER_S
+) -> float:
+    """Throughput with TCP/IP headers over the mean capacity (bytes/s): of
+    a sized transfer until it completed (NaN if it did not), or of an
+    endless one over the whole run."""
+    if transfer is None:
+        delivered = summary.get(f"tcp.{name}.delivered_bytes") or 0
+        return delivered * PACKET / MSS / summary["run.end_time_s"] / capacity
+    done = summary.get(f"tcp.{name}.completion_time_s")
+    if done is None or not done > 0:
+        return math.nan
+    return transfer * PACKET / MSS / done / capacity
+
+
+def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
+    p = spec.params
+    transfer = _transfer(spec)
+    m: dict[str, float] = {}
+    capacity = p.get("constant_bps", HIGH_BPS / 2 + LOW_BPS / 2) / 8
+    for i in range(1, len(p["deltas"]) + 1):
+        key = "efficiency" if len(p["deltas"]) == 1 else f"efficiency_{i}"
+        m[key] = efficiency(summary, f"t{i}", transfer, capacity)
+        m[f"timeouts_{i}"] = float(summary.get(f"tcp.t{i}.timeouts", math.nan))
+    if len(p["deltas"]) > 1:
+        m["efficiency"] = m["efficiency_1"] + m["efficiency_2"]
+    m["bottleneck_drops"] = float(summary.get("links.bottleneck.drops", math.nan))
+    return m
+
+
+def _transfer(spec: RunSpec) -> int | None:
+    size = spec.scenario["tcp"]["t1"]["app"].get("size")
+    return None if size is None else int(size.split()[0])
+
+
+def references() -> list[Reference]:
+    return [
+        Reference(
+            _label(_point("limit", "instcap", 12, math.inf, constant_bps=rate)),
+            "efficiency",
+            0.90,
+            "abr-effcap paper, section 5.1: even as τ/Δ grows without bound TCP over "
+            "ABR tops out near 90 % efficiency (5 bytes of every 53 are ATM headers)",
+            0.05,
+            kind="text",
+            notes=f"the limit: the {state} rate held; 500-byte packets take 11 cells, "
+            "so 500/583 = 0.858 is the most a perfect loop can give",
+        )
+        for rate, state in ((HIGH_BPS, "high"), (LOW_BPS, "low"))
+    ]
+
+
+def artifacts(
+    specs: list[RunSpec],
+    summaries: dict[tuple[int, int], dict[str, Any]],
+    out: Path,
+    quick: bool,
+) -> list[str]:
+    from satcc.studies import abr_effcap_figures
+
+    return abr_effcap_figures.write(specs, summaries, out, quick)
+
+
+def per_point(
+    specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
+) -> pd.DataFrame:
+    """Mean and CI of each metric at each point, one row per point."""
+    rows = []
+    for i, spec in enumerate(specs):
+        values: dict[str, list[float]] = {}
+        for (j, _seed), summary in summaries.items():
+            if j != i:
+                continue
+            for k, v in metrics(summary, spec).items():
+                values.setdefault(k, []).append(v)
+        row: dict[str, Any] = {"label": spec.label, **_flat(spec.params)}
+        for k, vs in values.items():
+            row[k] = float(np.mean(vs))
+            row[f"{k}_ci"] = confidence_half_width(vs)
+            row["n_seeds"] = len(vs)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _flat(p: dict[str, Any]) -> dict[str, Any]:
+    flat = {k: v for k, v in p.items() if k not in ("deltas", "blocks")}
+    flat["delta_ms"] = "/".join(f"{d * 1e3:g}" for d in p["deltas"])
+    flat["blocks"] = ";".join(f"{m}x{n}" for m, n in p.get("blocks", []))
+    return flat
+
+
+STUDY = Study(
+    name="abr-effcap",
+    title="TCP over end-to-end explicit-rate control: instcap against effcap",
+    paper=(
+        "TCP over end-to-end ABR: a study of TCP performance with end-to-end rate control "
+        "and stochastic available capacity (instcap and effcap feedback)"
+    ),
+    description=__doc__ or "",
+    runs=runs,
+    metrics=metrics,
+    references=references(),
+    seeds=seeds,
+    quick_note=(
+        "three τ/Δ points, buffers 10 and 12, effcap at buffer 10 only, 2 MB transfers "
+        "and 2 seeds; no Δ, M or two-session sweeps"
+    ),
+    artifacts=artifacts,
+)
