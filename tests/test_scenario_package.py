@@ -222,11 +222,12 @@ def test_netpipe_writes_its_block_sizes_not_the_schedule_keys():
     entry = tcp_entry(app=app)["app"]
     assert entry["sizes_bytes"] == netpipe_block_sizes(20, 0, 10)
     assert not {"min_block", "max_block", "perturbation"} & set(entry)
-    # -l 10: inc = 5, doubled before the third base.
+    # -l 10: inc = 5, doubled before the third base; each base alone (p = 0).
+    assert entry["bases_bytes"] == [10, 15, 20]
     assert entry["increments_bytes"] == [5, 5, 10]
-    # Explicit sizes have no schedule: increment 1.
+    # Explicit sizes have no schedule: each is its own base, increment 1.
     explicit = tcp_entry(app={"type": "netpipe", "sizes": ["1 B", "5 B"]})["app"]
-    assert "increments_bytes" not in explicit
+    assert "bases_bytes" not in explicit and "increments_bytes" not in explicit
 
 
 def test_netpipe_reporting_keys_are_written_only_when_given():
@@ -255,7 +256,7 @@ def test_netpipe_reporting_keys_are_written_only_when_given():
         ({"repetition_rule": "floor"}, "repetition_rule", 'expected one of "ceil", "netpipe"'),
         ({"trials": 0}, "trials", "trials must be positive"),
         ({"latency_repetitions": -1}, "latency_repetitions", "must not be negative"),
-        ({"increments": [1]}, "increments", 'unknown key "increments"'),
+        ({"bases": [1]}, "bases", 'unknown key "bases"'),
     ],
 )
 def test_netpipe_refuses_bad_reporting_keys(app, key, reason):

@@ -156,8 +156,20 @@ class App(_Table):
     min_repetitions: PositiveInt = 3
     max_repetitions: PositiveInt = 1000
     stop_time: optional(PositiveTime) = parse_time("1 s")
-    # Not a key of the table: for NetPIPE's own schedule (no `sizes`), the
-    # increment in force at each block, which its repetition rule uses.
+    # Not keys of the table: for NetPIPE's own schedule (no `sizes`), the
+    # base size and increment of each block, which its stop check and its
+    # repetition rule use.
+    bases: Annotated[
+        optional(list_of(PositiveSize)),
+        Desc(
+            "bases_bytes",
+            types=("netpipe",),
+            compute=lambda app: app.schedule_column("base"),
+            derived=True,
+            omit_default=True,
+        ),
+        Desc(hidden=True),
+    ] = None
     increments: Annotated[
         optional(list_of(PositiveSize)),
         Desc(
@@ -172,8 +184,8 @@ class App(_Table):
 
     @classmethod
     def table_keys(cls) -> list[str]:
-        # `increments` is computed, never given.
-        return [key for key in super().table_keys() if key != "increments"]
+        # `bases` and `increments` are computed, never given.
+        return [key for key in super().table_keys() if key not in ("bases", "increments")]
 
     @property
     def unlimited(self) -> bool:
@@ -189,7 +201,7 @@ class App(_Table):
         return netpipe_block_sizes(self.max_block, self.perturbation, self.min_block)
 
     def schedule_column(self, column: str) -> list[int] | None:
-        """A column of NetPIPE's schedule for each of `block_sizes()`, from
+        """The base size or the increment of each of `block_sizes()`, from
         NetPIPE's schedule (where a size recurs, its first test); None for
         explicit `sizes`."""
         from satcc.analysis.netpipe import netpipe_schedule

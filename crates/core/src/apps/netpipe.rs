@@ -9,7 +9,8 @@
 //! `trials` trials of `repetitions` back-to-back exchanges, after
 //! `warmup` untimed ones; the number of repetitions follows the previous
 //! size's reported time (`RepetitionRule`), and the test stops after the
-//! first size whose reported time exceeds `stop_time` (NetPIPE's STOPTM). What is reported is configurable (`Report`): NetPIPE 2.x
+//! first base size whose reported time exceeds `stop_time` (NetPIPE's
+//! STOPTM). What is reported is configurable (`Report`): NetPIPE 2.x
 //! reports the smallest of its trials' mean transfer times and the
 //! variance of those trial means (netpipe.c: `bwdata[n].t = MIN(...)` and
 //! `t2/TRIALS - (t1/TRIALS)^2`); satcc's first model reported the mean and
@@ -59,6 +60,11 @@ pub struct NetPipeConfig {
     /// Block sizes in bytes, in the order tested.
     #[serde(rename = "sizes_bytes")]
     pub sizes: Vec<u64>,
+    /// For each size, the base size c of NetPIPE's group c − p, c, c + p:
+    /// the stop time is checked once a group is done. Without it each size
+    /// is its own group.
+    #[serde(rename = "bases_bytes", default)]
+    pub bases: Option<Vec<u64>>,
     /// For each size, NetPIPE's increment of the base size when it is
     /// tested (`RepetitionRule::Netpipe`). Without it, 1.
     #[serde(rename = "increments_bytes", default)]
@@ -85,7 +91,7 @@ pub struct NetPipeConfig {
     /// least TRIALS, no upper bound).
     pub min_repetitions: u64,
     pub max_repetitions: u64,
-    /// Stop after the first size whose reported time exceeds this.
+    /// Stop after the first base size whose reported time exceeds this.
     #[serde(rename = "stop_time_ps", default)]
     pub stop_time: Option<Duration>,
 }
@@ -105,18 +111,29 @@ impl NetPipeConfig {
         if self.trials == 0 {
             return Err("NetPIPE needs at least one trial per block size".into());
         }
-        if self
-            .increments
-            .as_ref()
-            .is_some_and(|l| l.len() != self.sizes.len())
-        {
-            return Err("NetPIPE's increments must give one value per block size".into());
+        for (name, list) in [("bases", &self.bases), ("increments", &self.increments)] {
+            if list.as_ref().is_some_and(|l| l.len() != self.sizes.len()) {
+                return Err(format!(
+                    "NetPIPE's {name} must give one value per block size"
+                ));
+            }
         }
         Ok(())
     }
 
+    /// The base size of the `i`th block (itself without `bases`).
+    fn base(&self, i: usize) -> u64 {
+        self.bases.as_ref().map_or(self.sizes[i], |b| b[i])
+    }
+
     fn increment(&self, i: usize) -> u64 {
         self.increments.as_ref().map_or(1, |inc| inc[i])
+    }
+
+    /// Whether the stop time is checked after the `i`th block: the last of
+    /// its base's group.
+    fn ends_group(&self, i: usize) -> bool {
+        i + 1 == self.sizes.len() || self.base(i + 1) != self.base(i)
     }
 
     /// Exchanges per trial at the `i`th block, after a block of `prev`
@@ -376,7 +393,8 @@ impl NetPipe {
             .expect("a size in progress")
             .transfer_time_s();
         let i = self.index;
-        let too_slow = self.cfg.stop_time.is_some_and(|s| tlast > s.as_secs_f64());
+        let too_slow =
+            self.cfg.ends_group(i) && self.cfg.stop_time.is_some_and(|s| tlast > s.as_secs_f64());
         if too_slow || i + 1 == self.cfg.sizes.len() {
             self.finished_at = Some(now);
             return;
@@ -393,6 +411,7 @@ mod tests {
     fn cfg(sizes: Vec<u64>) -> NetPipeConfig {
         NetPipeConfig {
             sizes,
+            bases: None,
             increments: None,
             warmup: 1,
             trials: 1,
@@ -536,6 +555,17 @@ mod tests {
     }
 
     #[test]
+    fn a_base_size_group_is_finished_before_the_stop_time_is_checked() {
+        // NetPIPE checks its stop time between base sizes: 997, 1000 and
+        // 1003 KB all run although the first already takes over 1 s.
+        let mut c = cfg(vec![1, 997_000, 1_000_000, 1_003_000, 2_000_000]);
+        c.bases = Some(vec![1, 1_000_000, 1_000_000, 1_000_000, 2_000_000]);
+        let mut np = NetPipe::new(c);
+        drive(&mut np, |_, b| 0.2 + b as f64 * 1e-6);
+        assert_eq!(np.results.len(), 4);
+    }
+
+    #[test]
     fn fast_sizes_get_more_repetitions() {
         let mut np = NetPipe::new(cfg(vec![1, 2, 3]));
         drive(&mut np, |_, _| 0.01);
@@ -600,9 +630,9 @@ mod tests {
     fn checks_its_lists_and_trials() {
         let mut c = cfg(vec![1, 2]);
         assert!(c.check().is_ok());
-        c.increments = Some(vec![1]);
-        assert!(c.check().unwrap_err().contains("increments"));
-        c.increments = None;
+        c.bases = Some(vec![1]);
+        assert!(c.check().unwrap_err().contains("bases"));
+        c.bases = None;
         c.trials = 0;
         assert!(c.check().is_err());
     }
