@@ -10,6 +10,7 @@ import pytest
 import satcc.analysis
 from satcc.analysis import (
     NETPIPE_MBIT,
+    NetpipeTest,
     TransferTimeStats,
     aal5_cells,
     atm_efficiency,
@@ -18,6 +19,7 @@ from satcc.analysis import (
     fit_slope_through_origin,
     netpipe_block_sizes,
     netpipe_repetitions,
+    netpipe_schedule,
     paper_throughput_fraction,
     predicted_slope_mbps_per_kb,
     tcp_segments,
@@ -266,6 +268,33 @@ def test_netpipe_schedule_without_perturbation_and_with_start():
     assert sizes[:9] == [1, 2, 3, 4, 6, 8, 11, 12, 16]  # inc 8 > 6 only from base 16
     assert 9 not in sizes and 7 not in sizes  # bases 12 and 8 (inc 4) are not perturbed
     assert sizes == sorted(set(sizes))
+
+
+def test_netpipe_schedule_gives_each_size_its_base_and_increment():
+    # NetPIPE 2.x netpipe.c main loop (1999, rev. 1.9): inc doubles before
+    # bases 4, 8, 16, 32, ...; the group c - 3, c, c + 3 shares c and inc.
+    tests = netpipe_schedule(35)
+    assert [t.bytes for t in tests] == netpipe_block_sizes(35)
+    assert [(t.base, t.increment) for t in tests] == [
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (4, 2),
+        (6, 2),
+        (8, 4),
+        (12, 4),
+        (16, 8),
+        (16, 8),
+        (16, 8),
+        (24, 8),
+        (24, 8),
+        (24, 8),
+        (32, 16),
+        (32, 16),
+        (32, 16),
+    ]
+    # The bound is on the sizes: 35 stays, 67 (base 64) would not.
+    assert netpipe_schedule(66)[-1] == NetpipeTest(64, 64, 32)
 
 
 def test_netpipe_schedule_refuses_bad_bounds():

@@ -222,6 +222,54 @@ def test_netpipe_writes_its_block_sizes_not_the_schedule_keys():
     entry = tcp_entry(app=app)["app"]
     assert entry["sizes_bytes"] == netpipe_block_sizes(20, 0, 10)
     assert not {"min_block", "max_block", "perturbation"} & set(entry)
+    # -l 10: inc = 5, doubled before the third base; each base alone (p = 0).
+    assert entry["bases_bytes"] == [10, 15, 20]
+    assert entry["increments_bytes"] == [5, 5, 10]
+    # Explicit sizes have no schedule: each is its own base, increment 1.
+    explicit = tcp_entry(app={"type": "netpipe", "sizes": ["1 B", "5 B"]})["app"]
+    assert "bases_bytes" not in explicit and "increments_bytes" not in explicit
+
+
+def test_netpipe_reporting_keys_are_written_only_when_given():
+    entry = tcp_entry(app={"type": "netpipe"})["app"]
+    assert not {"trials", "report", "repetition_rule", "latency_repetitions"} & set(entry)
+    netpipe2 = {
+        "type": "netpipe",
+        "trials": 7,
+        "report": "min_trial",
+        "repetition_rule": "netpipe",
+        "latency_repetitions": 100,
+    }
+    entry = tcp_entry(app=netpipe2)["app"]
+    assert (entry["trials"], entry["report"], entry["repetition_rule"]) == (
+        7,
+        "min_trial",
+        "netpipe",
+    )
+    assert entry["latency_repetitions"] == 100
+
+
+@pytest.mark.parametrize(
+    ("app", "key", "reason"),
+    [
+        ({"report": "median"}, "report", 'expected one of "mean", "min_trial"'),
+        ({"repetition_rule": "floor"}, "repetition_rule", 'expected one of "ceil", "netpipe"'),
+        ({"trials": 0}, "trials", "trials must be positive"),
+        ({"latency_repetitions": -1}, "latency_repetitions", "must not be negative"),
+        ({"bases": [1]}, "bases", 'unknown key "bases"'),
+    ],
+)
+def test_netpipe_refuses_bad_reporting_keys(app, key, reason):
+    with pytest.raises(ScenarioError) as caught:
+        tcp_entry(app={"type": "netpipe", **app})
+    assert caught.value.path == f"tcp.t.app.{key}"
+    assert reason in caught.value.reason
+
+
+def test_only_netpipe_takes_the_reporting_keys():
+    with pytest.raises(ScenarioError) as caught:
+        tcp_entry(app={"type": "bulk", "report": "mean"})
+    assert caught.value.reason.startswith('"report" is not used with type = "bulk"')
 
 
 def test_source_keys_its_type_does_not_use():

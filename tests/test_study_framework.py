@@ -375,6 +375,14 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     pd.testing.assert_frame_equal(first, again)
 
 
+def test_a_key_only_other_runs_have_reads_back_as_absent():
+    # The campaign store keeps summaries as columns: a block size only some
+    # runs reach reads back as pd.NA in a column of nullable integers.
+    assert framework._missing(pd.NA) and framework._missing(None)
+    assert framework._missing(math.nan)
+    assert not framework._missing(0) and not framework._missing("duration")
+
+
 def test_off_a_terminal_the_comparison_is_printed_in_full(tmp_path, capsys):
     # As in `make run`'s log: rich would cut a long metric name to fit 80 columns.
     metric = "a_metric_whose_name_alone_takes_most_of_an_eighty_column_line"

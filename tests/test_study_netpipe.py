@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 import satcc
 from satcc import studies
@@ -113,6 +114,51 @@ def test_the_default_socket_carries_8760_bytes_per_round_trip_over_every_hop():
     assert s["run.pdus_unaccounted"] == 0 and s["tcp.p.segments_dropped"] == 0
 
 
+def test_the_study_measures_as_netpipe_2_does():
+    # netpipe.c / netpipe.h of NetPIPE 2.x: TRIALS = 7 trials of at least 7
+    # ping-pongs, its repetition rule with RUNTM = 0.25 s, the fastest trial
+    # reported, a latency test of 100 one-byte ping-pongs, no warm-up.
+    (tcp,) = described_path()["tcp"]
+    app = tcp["app"]
+    assert (app["trials"], app["report"], app["repetition_rule"]) == (7, "min_trial", "netpipe")
+    assert (app["min_repetitions"], app["trial_time_ps"]) == (7, 250_000_000_000)
+    assert (app["latency_repetitions"], app["warmup"]) == (100, 0)
+    # The stop time is checked once each base's group c - 3, c, c + 3 is done.
+    at = app["sizes_bytes"].index(24573)
+    assert app["bases_bytes"][at : at + 3] == [24576] * 3
+    assert app["increments_bytes"][at] == 8192
+    fixed = study.fixed_block_app(study.BER_BLOCK)
+    assert fixed["min_repetitions"] == fixed["max_repetitions"] == fixed["trials"] == 7
+    assert fixed["report"] == "min_trial"
+
+
+def ber_block(ber: float, seed: int) -> dict:
+    app = study.fixed_block_app(study.BER_BLOCK)
+    sc = study.testbed("t", [study.path("p", 0.4, study.DEFAULT_SOCKET, app, ber)], 1200.0)
+    (row,) = study.blocks(satcc.run(sc, seed=seed).summary, "p")
+    return row
+
+
+def test_netpipe_reports_its_fastest_trial_under_bit_errors():
+    # Without errors every exchange of the 8 KB block takes the same time:
+    # the fastest trial is the mean and the trial means do not vary.
+    clean = ber_block(1e-12, seed=2)
+    assert (clean["trials"], clean["repetitions_per_trial"], clean["repetitions"]) == (7, 7, 49)
+    assert clean["transfer_time_s"] == pytest.approx(0.24099, abs=1e-5)
+    assert clean["exchanges_transfer_time_mean_s"] == pytest.approx(clean["transfer_time_s"])
+    assert clean["transfer_time_var_s2"] == pytest.approx(0, abs=1e-15)
+    # At 1e-6 about one exchange in seven loses a cell; with this seed one
+    # of the seven trials met none, and NetPIPE shows the error-free time
+    # while the mean of every exchange is twice it.
+    lossy = ber_block(1e-6, seed=2)
+    assert lossy["trials"] == 7
+    assert lossy["transfer_time_s"] == pytest.approx(clean["transfer_time_s"], rel=1e-9)
+    assert lossy["exchanges_transfer_time_mean_s"] > 2 * clean["transfer_time_s"]
+    # The variance is that of the trial means: some trials met losses.
+    assert lossy["transfer_time_var_s2"] > 0.01
+    assert study.ber_throughput_mbps(lossy) == pytest.approx(study.ber_throughput_mbps(clean))
+
+
 def test_parting_point_of_two_signature_curves():
     small = [
         {"bytes": 1, "transfer_time_s": 0.2, "throughput_mbps": 1.0},
@@ -144,6 +190,11 @@ def test_quick_reproduction_writes_every_result(tmp_path):
     )
     assert len(table) == len(study.STUDY.references)
     measured = dict(zip(table["metric"], table["measured"], strict=False))
+    by_run = {(r.label, r.metric): r.measured for r in table.itertuples()}
+    # NetPIPE finishes the 24 KB group (24573, 24576, 24579 B) before it
+    # checks its 1 s stop time: the last block shown at 400 and 600 ms.
+    assert by_run[("fig2 RTT 400 ms", "max_shown_block_bytes")] == 24579
+    assert by_run[("fig2 RTT 600 ms", "max_shown_block_bytes")] == 24579
     # Lossless and window-limited at 600 ms: a 64 KB block moves about one
     # socket buffer per round trip, 1 KB per 0.6 s in NetPIPE's 2^20 bit/s
     # (give or take the E1 time of a window and the buffers' rounding up).
@@ -163,8 +214,13 @@ def test_quick_reproduction_writes_every_result(tmp_path):
     ):
         assert (tmp_path / name).stat().st_size > 0, name
     rows = (tmp_path / "table1_400ms_default_socket.csv").read_text().splitlines()
-    assert rows[0] == "bytes,transfer_time_s,transfer_time_var_s2,throughput_mbps,repetitions"
+    assert rows[0] == (
+        "bytes,transfer_time_s,transfer_time_var_s2,throughput_mbps,repetitions,trials,"
+        "repetitions_per_trial,exchanges_transfer_time_mean_s,exchanges_transfer_time_var_s2"
+    )
     first = rows[1].split(",")
+    # NetPIPE's 7 trials of at least 7 ping-pongs at 400 ms.
+    assert [float(v) for v in first[4:7]] == [49, 7, 7]
     # 1 byte: a 41-byte packet, 2 cells under LANE (41 + 16 + 8 = 65 B),
     # one 84-byte Ethernet frame. Each way: half the 400 ms RTT, both cells
     # on the first E1 the packet meets, the last one on each other cell
@@ -175,3 +231,16 @@ def test_quick_reproduction_writes_every_result(tmp_path):
     document = json.loads((tmp_path / "netpipe-satellite.json").read_text())
     assert document["quick"] is True
     assert all(math.isfinite(c["measured"]) for c in document["checks"])
+    # The fastest trial is never slower than the mean of every exchange.
+    runs = {(r["seed"], r["metric"]): r["value"] for r in document["runs"]}
+    for seed in study.seeds(quick=True):
+        for tag in ("1e-6", "1e-5"):
+            netpipe = runs[(seed, f"throughput_fraction_ber_{tag}")]
+            every = runs[(seed, f"exchanges_throughput_fraction_ber_{tag}")]
+            assert netpipe >= every > 0
+    # A second reproduction reads every run back from its campaign store
+    # (block sizes only some runs reach come back missing, not as pd.NA).
+    again = studies.reproduce(
+        study.STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False
+    )
+    pd.testing.assert_frame_equal(table, again)

@@ -42,6 +42,8 @@ __all__ = [
     "NETPIPE_PERTURBATION_BYTES",
     "NETPIPE_RUNTM_S",
     "NETPIPE_STOPTM_S",
+    "NETPIPE_TRIALS",
+    "NetpipeTest",
     "TransferTimeStats",
     "aal5_cells",
     "atm_efficiency",
@@ -49,6 +51,7 @@ __all__ = [
     "fit_slope_through_origin",
     "netpipe_block_sizes",
     "netpipe_repetitions",
+    "netpipe_schedule",
     "paper_throughput_fraction",
     "predicted_slope_mbps_per_kb",
     "tcp_segments",
@@ -73,6 +76,10 @@ NETPIPE_PERTURBATION_BYTES = 3
 NETPIPE_RUNTM_S = 0.25
 # NetPIPE stops growing the block once a one-way transfer takes STOPTM = 1 s.
 NETPIPE_STOPTM_S = 1.0
+# Trials per block size, each of nrepeat ping-pongs, of which NetPIPE reports
+# the fastest (netpipe.h TRIALS: 7 in 2.x and in 3.x built with FINAL, 3 in
+# 3.x otherwise); also its least nrepeat.
+NETPIPE_TRIALS = 7
 
 
 def _count(name: str, value: int, minimum: int) -> int:
@@ -232,6 +239,30 @@ def netpipe_block_sizes(
     "NetPIPE Design": sizes c - p, c, c + p with p = 3, growing until the
     transfer time exceeds 1 s).
     """
+    return sorted({t.bytes for t in netpipe_schedule(max_bytes, perturbation, start)})
+
+
+class NetpipeTest(NamedTuple):
+    """One block size of NetPIPE's schedule (see `netpipe_schedule`)."""
+
+    bytes: int
+    base: int  # the base size c of its group c - p, c, c + p
+    increment: int  # NetPIPE's `inc` while the group is tested
+
+
+def netpipe_schedule(
+    max_bytes: int, perturbation: int = NETPIPE_PERTURBATION_BYTES, start: int = 1
+) -> list[NetpipeTest]:
+    """NetPIPE's block sizes in the order its main loop tests them, each with
+    its base size and the increment then in force (the loop of
+    `netpipe_block_sizes`; sizes outside 1..max_bytes are left out).
+
+    NetPIPE checks its stop time once a base's group is done, and its
+    repetition rule (`netpipe_repetitions`) scales the previous time by
+    b / (b - inc + 1) with this increment. For p = 3 the order is ascending
+    and every size appears once, so it is `netpipe_block_sizes`; a p with
+    p < inc <= 2p for some increment makes groups overlap.
+    """
     start = _count("start", start, 1)
     max_bytes = _count("max_bytes", max_bytes, 1)
     p = _count("perturbation", perturbation, 0)
@@ -240,15 +271,15 @@ def netpipe_block_sizes(
     inc = start // 2 if start > 1 else 1
     q = 1 if start > 1 else 0
     n = start
-    sizes: set[int] = set()
+    tests = []
     while n <= max_bytes:
         if q > 2 and q % 2 == 1:
             inc *= 2
         offsets = (-p, 0, p) if p > 0 and inc > p + 1 else (0,)
-        sizes.update(n + d for d in offsets if 1 <= n + d <= max_bytes)
+        tests += [NetpipeTest(n + d, n, inc) for d in offsets if 1 <= n + d <= max_bytes]
         n += inc
         q += 1
-    return sorted(sizes)
+    return tests
 
 
 def netpipe_repetitions(
@@ -271,8 +302,10 @@ def netpipe_repetitions(
     measured one-way time tlast and the current increment inc,
     nrepeat = max(int(RUNTM * (b - inc + 1) / (b * tlast)), TRIALS), where
     RUNTM = 0.25 s (2.x; 0.10 s in 3.x unless built FINAL) and TRIALS = 7
-    (2.x; 3 in 3.x), and has no upper bound. satcc rounds up, uses an
-    analytic t_est and caps at max_reps so that simulated trials stay short.
+    (2.x; 3 in 3.x), and has no upper bound. This function rounds up, uses
+    an analytic t_est and caps at max_reps; satcc's NetPIPE application
+    offers NetPIPE's rule itself (`repetition_rule = "netpipe"`, with the
+    increments of `netpipe_schedule`).
     """
     block = _count("block_bytes", block_bytes, 0)
     rate = positive("rate_bps", rate_bps)
@@ -303,7 +336,8 @@ def transfer_time_stats(round_trip_times_s: Iterable[float], ddof: int = 0) -> T
     TRIALS trials) and the percentage coefficient of delay variation
     %CDV = 100 * std / mean, the paper's "% CDV" (it does not change under the
     halving). Note that NetPIPE reports the minimum of its trials as "the"
-    transfer time, not the mean.
+    transfer time, not the mean, and the variance of its TRIALS trial
+    means, not of single round trips (satcc's `report = "min_trial"`).
     """
     halves = [non_negative("round trip time", t) / 2 for t in round_trip_times_s]
     d = _count("ddof", ddof, 0)

@@ -12,7 +12,8 @@ entry. A `Desc` in the field's annotation says where it differs:
     min_block: Annotated[PositiveSize, NOT_DESCRIBED] = 1  (folded into another key)
 
 In a table with a `type` key, a key that type does not use (its VARIANTS)
-is left out, or written as `if_unused` says.
+is left out, or written as `if_unused` says; a `derived` key, which no
+table gives, is computed for the types its Desc names.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class Desc:
     types: tuple[str, ...] = ()
     # Not written at all: validation resolves it, or another key carries it.
     hidden: bool = False
+    # Written though no table gives it (its type does not allow the key):
+    # computed from the table's other keys (`compute`).
+    derived: bool = False
 
 
 UNLESS_DEFAULT = Desc(omit_default=True)
@@ -119,7 +123,7 @@ def describe_table(table: BaseModel) -> dict:
     used = variants[kind][0] if kind is not None else None
     entry = {}
     for key in _keys(type(table), kind):
-        if used is not None and key.table_key not in used:
+        if used is not None and key.table_key not in used and not key.desc.derived:
             if key.desc.if_unused is not UNSET:
                 entry[key.key] = key.desc.if_unused
             continue

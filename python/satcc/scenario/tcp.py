@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from .validation import Checks
 
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
+NETPIPE_REPORTS = ("mean", "min_trial")
+NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
 CONGESTION_CONTROLS = ("reno", "cubic")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 
@@ -109,6 +111,10 @@ class App(_Table):
                 "max_block",
                 "perturbation",
                 "warmup",
+                "trials",
+                "report",
+                "repetition_rule",
+                "latency_repetitions",
                 "trial_time",
                 "min_repetitions",
                 "max_repetitions",
@@ -138,10 +144,53 @@ class App(_Table):
     min_block: Annotated[PositiveSize, NOT_DESCRIBED] = 1
     max_block: Annotated[PositiveSize, NOT_DESCRIBED] = 128 * 1024
     perturbation: Annotated[NonNegativeInt, NOT_DESCRIBED] = 3
+    # NetPIPE 2.x (netpipe.c): TRIALS = 7 trials of nrepeat exchanges per
+    # size, reporting the fastest trial's mean ("min_trial"); the default is
+    # one trial and the mean of every timed exchange ("mean").
+    trials: Annotated[PositiveInt, UNLESS_DEFAULT] = 1
+    report: Annotated[choice(*NETPIPE_REPORTS), UNLESS_DEFAULT] = "mean"
+    # Exchanges per trial after a size whose reported time was tlast:
+    # "ceil": ceil(trial_time / tlast); "netpipe": NetPIPE 2.x's
+    # floor(trial_time * (b - inc + 1) / (b * tlast)) (b the previous size,
+    # inc the schedule's increment); within [min_repetitions, max_repetitions].
+    repetition_rule: Annotated[choice(*NETPIPE_REPETITION_RULES), UNLESS_DEFAULT] = "ceil"
+    # NetPIPE 2.x's latency test (LATENCYREPS = 100 one-byte ping-pongs)
+    # before the first size, which sets that size's repetitions.
+    latency_repetitions: Annotated[NonNegativeInt, UNLESS_DEFAULT] = 0
     trial_time: PositiveTime = parse_time("250 ms")
     min_repetitions: PositiveInt = 3
     max_repetitions: PositiveInt = 1000
     stop_time: optional(PositiveTime) = parse_time("1 s")
+    # Not keys of the table: for NetPIPE's own schedule (no `sizes`), the
+    # base size and increment of each block, which its stop check and its
+    # repetition rule use.
+    bases: Annotated[
+        optional(list_of(PositiveSize)),
+        Desc(
+            "bases_bytes",
+            types=("netpipe",),
+            compute=lambda app: app.schedule_column("base"),
+            derived=True,
+            omit_default=True,
+        ),
+        Desc(hidden=True),
+    ] = None
+    increments: Annotated[
+        optional(list_of(PositiveSize)),
+        Desc(
+            "increments_bytes",
+            types=("netpipe",),
+            compute=lambda app: app.schedule_column("increment"),
+            derived=True,
+            omit_default=True,
+        ),
+        Desc(hidden=True),
+    ] = None
+
+    @classmethod
+    def table_keys(cls) -> list[str]:
+        # `bases` and `increments` are computed, never given.
+        return [key for key in super().table_keys() if key not in ("bases", "increments")]
 
     @property
     def unlimited(self) -> bool:
@@ -155,6 +204,19 @@ class App(_Table):
         if self.sizes is not None:
             return list(self.sizes)
         return netpipe_block_sizes(self.max_block, self.perturbation, self.min_block)
+
+    def schedule_column(self, column: str) -> list[int] | None:
+        """The base size or the increment of each of `block_sizes()`, from
+        NetPIPE's schedule (where a size recurs, its first test); None for
+        explicit `sizes`."""
+        from satcc.analysis.netpipe import netpipe_schedule
+
+        if self.sizes is not None:
+            return None
+        first: dict[int, int] = {}
+        for test in netpipe_schedule(self.max_block, self.perturbation, self.min_block):
+            first.setdefault(test.bytes, getattr(test, column))
+        return [first[size] for size in self.block_sizes()]
 
 
 def _unlimited_is_null(size: int | str) -> int | None:

@@ -280,7 +280,7 @@ def execute_in_campaign(
         for key in done:
             row = stored.loc[key, summary_columns]
             i, seed, _ = planned[key]
-            results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not fmt.is_missing(v)}
+            results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not _missing(v)}
     pending = [k for k in planned if k not in done]
     points = {k: RunPoint({"run": specs[planned[k][0]].label}, planned[k][1]) for k in pending}
     executor = LocalExecutor(jobs=max(1, min(jobs or default_jobs(), len(pending) or 1)))
@@ -302,6 +302,13 @@ def execute_in_campaign(
         raise
     executor.close()
     return results
+
+
+def _missing(value: Any) -> bool:
+    # A key another run has and this one lacks reads back as None, NaN, or
+    # pd.NA in a column of nullable integers (a block size only some runs
+    # reach).
+    return value is pd.NA or fmt.is_missing(value)
 
 
 def _plain(value: Any) -> Any:

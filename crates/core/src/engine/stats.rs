@@ -94,6 +94,16 @@ impl Summary {
             self.m2 / (self.n - 1) as f64
         }
     }
+    /// Population variance (n in the denominator): the spread of the
+    /// values themselves rather than an estimate for a wider population;
+    /// 0 for one value, NaN for none.
+    pub fn population_variance(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.m2 / self.n as f64
+        }
+    }
     pub fn mean(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
@@ -215,6 +225,21 @@ mod tests {
         a.set(20, 0.0);
         assert_eq!(a.mean(40), 1.0);
         assert_eq!(a.max(), 4.0);
+    }
+
+    #[test]
+    fn sample_and_population_variance() {
+        let mut s = Summary::default();
+        assert!(s.population_variance().is_nan());
+        s.add(2.0);
+        assert_eq!(s.population_variance(), 0.0);
+        assert!(s.variance().is_nan());
+        for x in [4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+            s.add(x);
+        }
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, squared deviations sum to 32.
+        assert!((s.population_variance() - 4.0).abs() < 1e-12);
+        assert!((s.variance() - 32.0 / 7.0).abs() < 1e-12);
     }
 
     #[test]
