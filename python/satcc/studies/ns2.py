@@ -22,6 +22,10 @@ What the script measures, per flow:
 
 Each is printed at the end of the warm-up (`flow I warm ...`) and at the end
 of the run (`flow I end ...`); `parse_output` takes the differences.
+
+A CUBIC case (`congestion_control = "cubic"`) runs ns-2's Linux sender,
+Agent/TCP/Linux with `select_ca cubic` (Linux 2.6.22's tcp_cubic, CUBIC 2.1);
+its counters are the same TcpAgent ones.
 """
 
 from __future__ import annotations
