@@ -247,6 +247,22 @@ def test_reference_to_unknown_run_is_a_study_bug(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_quick_mode_leaves_out_full_only_runs_and_their_references(tmp_path):
+    base = fake_study(REFERENCES)
+
+    def runs(quick):
+        return [s for s in base.runs(quick) if not (quick and s.label == "high")]
+
+    study = dataclasses.replace(base, runs=runs, full_only=frozenset({"high"}))
+    assert study.references_for(False) == REFERENCES
+    assert {r.label for r in study.references_for(True)} == {"low"}
+    run = dict(jobs=1, progress=False, show=False, worker=fake_worker)
+    quick = framework.reproduce(study, quick=True, out=tmp_path / "q", **run)
+    assert set(quick["label"]) == {"low"}
+    full = framework.reproduce(study, out=tmp_path / "f", **run)
+    assert len(full) == len(REFERENCES)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_failed_run_is_named_and_nothing_is_written(tmp_path, jobs):
     study = fake_study(REFERENCES)

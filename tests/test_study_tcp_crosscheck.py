@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import subprocess
 
 import pytest
 import satcc
@@ -81,6 +83,32 @@ def test_tcl_script_variants_sinks_and_no_loss():
         ns2.tcl_script(Case(), 0)
 
 
+def test_tcl_script_runs_cubic_in_the_linux_sender():
+    case = Case(variant="sack", congestion_control="cubic", cubic_beta=717, min_rto_s=1.0)
+    lines = _lines(ns2.tcl_script(case, 1))
+    for expected in (
+        "set tcp(0) [new Agent/TCP/Linux]",
+        "$tcp(0) select_ca cubic",
+        "$tcp(0) set_ca_param cubic beta 717",
+        "set sink(0) [new Agent/TCPSink/Sack1/DelAck]",
+        # Agent/TCP/Linux's own defaults (minrto_ 0.2, maxrto_ 120,
+        # delay_growth_ false) are overridden with the matched values.
+        "Agent/TCP/Linux set minrto_ 1",
+        "Agent/TCP/Linux set maxrto_ 60",
+        "Agent/TCP/Linux set rtxcur_init_ 3",
+        "Agent/TCP/Linux set delay_growth_ true",
+        "Agent/TCP/Linux set timestamps_ true",
+        "Agent/TCP/Linux set ts_option_size_ 0",
+    ):
+        assert expected in lines, expected
+    # The ACK-per-packet SACK sink without delayed ACKs.
+    plain = _lines(ns2.tcl_script(dataclasses.replace(case, delayed_ack=False), 1))
+    assert "set sink(0) [new Agent/TCPSink/Sack1]" in plain
+    # Reno-family cases keep their agents and never select a module.
+    reno = ns2.tcl_script(Case(variant="sack"), 1)
+    assert "Agent/TCP/Linux" not in reno and "select_ca" not in reno
+
+
 def test_parse_output_counts_payload_over_the_measured_window():
     case = Case(mss=1460, duration_s=110.0, warmup_s=10.0, flows=(Flow(0.0), Flow(0.0)))
     # bytes_ counts whole packets (1500 B on the wire) and the 40-byte SYN.
@@ -108,6 +136,15 @@ def test_case_rejects_what_ns2_cannot_express():
         Case(queue_limit=1)
     with pytest.raises(ValueError):
         Case(warmup_s=400.0, duration_s=300.0)
+    # CUBIC runs in ns-2's Linux sender: SACK recovery, a 1 ms tick.
+    with pytest.raises(ValueError, match="SACK"):
+        Case(variant="newreno", congestion_control="cubic")
+    with pytest.raises(ValueError, match="tick"):
+        Case(variant="sack", congestion_control="cubic", tick_s=0.01)
+    with pytest.raises(ValueError):
+        Case(variant="sack", congestion_control="bbr")
+    with pytest.raises(ValueError):
+        Case(variant="sack", congestion_control="cubic", cubic_beta=1024)
 
 
 def test_satcc_scenario_matches_the_case():
@@ -129,12 +166,35 @@ def test_satcc_scenario_matches_the_case():
     assert case.rtt_s() == pytest.approx(2 * one_way, abs=0.01)
 
 
+def test_satcc_scenario_of_a_cubic_case():
+    case = study.BY_LABEL["loss 1e-3 cubic delack"].case
+    desc = satcc.Scenario.from_dict(study.scenario(case)).validate()
+    (tcp,) = desc["tcp"]
+    assert tcp["variant"] == "sack"
+    assert tcp["congestion_control"] == "cubic"
+    assert not tcp.get("hystart", False)  # ns-2.35's CUBIC 2.1 has no HyStart
+    assert tcp["delayed_ack"] is True and tcp["abc_limit_segments"] == 1
+    # The Reno-family scenarios do not name a controller (the default, reno).
+    reno = study.scenario(study.BY_LABEL["GEO buffer-limited sack"].case)
+    assert "congestion_control" not in reno["tcp"]["f0"]
+
+
 def test_every_reference_names_a_run_in_both_modes():
     for quick in (True, False):
         labels = {spec.label for spec in study.runs(quick)}
-        assert {ref.label for ref in study.STUDY.references} == labels
+        assert {ref.label for ref in study.STUDY.references_for(quick)} == labels
     random = [s for s in study.runs(False) if s.params["loss"] > 0]
     assert random and all(len(s.seeds) >= 20 for s in random)
+
+
+def test_quick_mode_runs_one_cubic_case():
+    quick = [s for s in study.runs(True) if s.params.get("congestion_control") == "cubic"]
+    full = [s for s in study.runs(False) if s.params.get("congestion_control") == "cubic"]
+    assert [s.label for s in quick] == ["GEO buffer-limited cubic"]
+    assert quick[0].params["loss"] == 0 and quick[0].params["duration_s"] <= 200
+    assert len(full) == 4
+    assert all(s.params["ns2_cubic_beta"] == 717 for s in full)
+    assert sorted({s.params["loss"] for s in full}) == [0.0, 1e-4, 1e-3, 3e-3]
 
 
 def test_models_apply_where_they_should():
@@ -145,6 +205,31 @@ def test_models_apply_where_they_should():
     assert all(math.isnan(x) for x in study._models(study.BY_LABEL["GEO buffer-limited sack"].case))
     lossy = study.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
     assert all(math.isfinite(x) for x in study._models(lossy))
+    assert math.isnan(study._cubic_model(lossy))
+    # CUBIC rows: its own model, not Padhye's or Mathis's.
+    cubic = study.BY_LABEL["loss 1e-3 cubic delack"].case
+    assert all(math.isnan(x) for x in study._models(cubic))
+    rtt = cubic.rtt_s()
+    expect = study.cubic_window(rtt, 1e-3) * 1460 * 8 / rtt / 1e6
+    assert study._cubic_model(cubic) == pytest.approx(expect)
+    assert math.isnan(study._cubic_model(study.BY_LABEL["GEO buffer-limited cubic"].case))
+
+
+def test_cubic_window_is_rfc9438s_response_function_with_its_reno_floor():
+    # (C (3 + b) / (4 (1 - b)))^(1/4) = (0.4 * 3.7 / 1.2)^(1/4) = 1.05383, and
+    # 0.556^(3/4) = 0.643856, (1e-3)^(-3/4) = 177.828: 120.66 segments
+    # (RFC 9438 §5.1 writes the constant as 1.054).
+    assert study.cubic_window(0.556, 1e-3) == pytest.approx(120.66, abs=0.01)
+    assert study.cubic_window(0.1, 1e-4) == pytest.approx(1.054 * 0.1**0.75 / 1e-4**0.75, rel=1e-3)
+    # Short RTT: W_cubic (1.054 segments at 10 ms, p = 1 %) is below the
+    # Reno-friendly AIMD(alpha_cubic, 0.7) average, Reno's sqrt(3 / (2p)).
+    assert study.cubic_window(0.01, 1e-2) == pytest.approx(math.sqrt(150))
+    # RFC 9438 §5.1, Table 1 (RTT 0.1 s, C = 0.4): 187 segments at 1e-4,
+    # the Reno floor (38) at 1e-3.
+    assert round(study.cubic_window(0.1, 1e-4)) == 187
+    assert round(study.cubic_window(0.1, 1e-3)) == 39
+    with pytest.raises(ValueError):
+        study.cubic_window(0.1, 0.0)
 
 
 @needs_ns2
@@ -165,6 +250,42 @@ def test_window_limited_flow_agrees_with_ns2():
     ours = (full - warm["tcp.f0.delivered_bytes"]) * 8 / case.measured_s
     assert ours == pytest.approx(theirs, rel=0.05)
     assert ours == pytest.approx(16 * 1460 * 8 / case.rtt_s(), rel=0.05)
+
+
+@needs_ns2
+def test_debian_ns2_has_the_linux_sender_with_cubic_2_1(tmp_path):
+    # tcp_cubic.c from Linux 2.6.22.6: beta 819/1024 by default, C = 41/1024
+    # per 100 ms (bic_scale), max_increment 16, no HyStart.
+    script = tmp_path / "params.tcl"
+    script.write_text(
+        "set ns [new Simulator]\nset tcp [new Agent/TCP/Linux]\n"
+        "$tcp select_ca cubic\n$tcp get_ca_param cubic\nexit 0\n"
+    )
+    out = subprocess.run(
+        [ns2.find_ns(), str(script)], capture_output=True, text=True, timeout=60
+    ).stdout
+    params = dict(re.findall(r"^ (\w+) = (\d+)", out, flags=re.M))
+    assert params["beta"] == "819"
+    assert params["bic_scale"] == "41"
+    assert params["fast_convergence"] == "1" and params["tcp_friendliness"] == "1"
+    assert "hystart" not in params
+
+
+@needs_ns2
+def test_buffer_limited_cubic_agrees_with_ns2():
+    # The GEO buffer-limited CUBIC case, shortened: both fill the 2 Mb/s hop
+    # between the drop-tail losses.
+    case = dataclasses.replace(
+        study.BY_LABEL["GEO buffer-limited cubic"].case, duration_s=200.0, warmup_s=50.0
+    )
+    theirs = ns2.run(case, 1)
+    full = satcc.run(study.scenario(case), seed=1).summary
+    warm = satcc.run(study.scenario(case, duration_s=50.0), seed=1).summary
+    ours = (full["tcp.f0.delivered_bytes"] - warm["tcp.f0.delivered_bytes"]) * 8 / case.measured_s
+    assert ours == pytest.approx(theirs["flow.0.goodput_bps"], rel=study.TOLERANCE)
+    # CUBIC's cycles lose packets in both (Reno's sawtooth loses far fewer).
+    assert theirs["flow.0.retransmissions"] > 50
+    assert full["tcp.f0.retransmissions"] - warm["tcp.f0.retransmissions"] > 50
 
 
 def _small_study(judge: bool) -> Study:
@@ -198,7 +319,8 @@ def test_quick_reproduction_compares_every_case(tmp_path):
     assert (tmp_path / "tcp-crosscheck.csv").exists()
     assert (tmp_path / "tcp-crosscheck.json").exists()
     judged = table[table["tolerance_kind"] != "none"]
-    assert len(judged) == len(study.POINTS) + 2 * 4  # the 4-flow cases judge each flow too
+    quick_points = [p for p in study.POINTS if p.quick]
+    assert len(judged) == len(quick_points) + 2 * 4  # the 4-flow cases judge each flow too
     assert judged["measured"].notna().all()
     ns2_goodput = table[table["metric"] == "ns2_goodput_mbps"]
     assert (ns2_goodput["measured"] > 0).all()

@@ -236,10 +236,10 @@ fn cubic_throughput_against_the_rfc9438_response_function() {
 /// CUBIC runs on its Reno-friendly estimate (α_cubic, β = 0.7), which RFC
 /// 9438 §4.3 designed to give Reno's average window under periodic loss
 /// (the controller's unit test shows 38.5 against 38.7 segments). Here,
-/// with independent losses, CUBIC is 19 % above Reno (29 % at p = 1 %):
+/// with independent losses, CUBIC is 13 % above Reno (14 % at p = 1 %):
 /// losses come at irregular intervals, and in the long ones W_est passes
-/// W_max and grows at Reno's full rate from 0.7 of the window instead of
-/// 0.5, and the gentler reduction leaves more segments in flight to
+/// cwnd_prior and grows at Reno's full rate from 0.7 of the window instead
+/// of 0.5, and the gentler reduction leaves more segments in flight to
 /// trigger fast retransmit (fewer timeouts).
 #[test]
 fn cubic_is_reno_friendly_on_short_paths() {

@@ -168,6 +168,15 @@ class Study:
         Callable[[list[RunSpec], dict[tuple[int, int], dict[str, Any]], Path, bool], list[str]]
         | None
     ) = None
+    # Labels of runs that only full mode makes: quick mode leaves them out,
+    # and their references with them.
+    full_only: frozenset[str] = frozenset()
+
+    def references_for(self, quick: bool) -> list[Reference]:
+        """The references a run in this mode is compared with."""
+        if not quick:
+            return self.references
+        return [ref for ref in self.references if ref.label not in self.full_only]
 
 
 # ---------------------------------------------------------------------------
@@ -460,12 +469,15 @@ def aggregate(per_run: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["label", "metric", "mean", "ci_half_width", "n"])
 
 
-def compare(study: Study, specs: list[RunSpec], aggregated: pd.DataFrame) -> pd.DataFrame:
-    """The comparison table: one row per Reference, in the study's order."""
+def compare(
+    study: Study, specs: list[RunSpec], aggregated: pd.DataFrame, quick: bool = False
+) -> pd.DataFrame:
+    """The comparison table: one row per Reference of the mode, in the
+    study's order."""
     params_by_label = {spec.label: spec.params for spec in specs}
     measured = {(r.label, r.metric): r for r in aggregated.itertuples(index=False)}
     rows = []
-    for ref in study.references:
+    for ref in study.references_for(quick):
         if ref.label not in params_by_label:
             raise ValueError(
                 f"study {study.name}: reference {ref.metric} names no run {ref.label!r}"
@@ -657,7 +669,7 @@ def reproduce(
             specs, seeds, jobs=jobs, progress=progress, title=study.name, worker=worker
         )
     per_run = measure(study, specs, summaries)
-    table = compare(study, specs, aggregate(per_run))
+    table = compare(study, specs, aggregate(per_run), quick=quick)
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
     written = study.artifacts(specs, summaries, out_dir, quick) if study.artifacts else []
     if show:

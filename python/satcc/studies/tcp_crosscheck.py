@@ -8,7 +8,10 @@ and why). Cases: a window-limited and a buffer-limited flow over a GEO hop
 (1e-4, 1e-3, 1e-2 over a 10 Mb/s GEO hop) with and without delayed ACKs, with
 and without Limited Transmit, minimum RTO 1 s and 200 ms, Reno, NewReno and
 SACK; four flows with RTTs from 100 to 600 ms sharing one drop-tail
-bottleneck.
+bottleneck; and CUBIC (satcc's RFC 9438 controller against ns-2.35's Linux
+sender running Linux 2.6.22's tcp_cubic, with its beta set to RFC 9438's
+0.7): buffer-limited over the GEO hop, random loss 1e-4 and 1e-3 over GEO,
+and 3e-3 over a 41 ms path where CUBIC runs on its Reno-friendly estimate.
 
 Goodput is the payload delivered in order at the receiver between the end of
 a warm-up and the end of the run, the same window in both simulators (satcc:
@@ -22,8 +25,10 @@ with a 5 % tolerance (the "published" value is ns-2's mean goodput; the ratio
 form lets the framework judge it). The Padhye et al. (1998) full model (with
 timeouts; b = 2 with delayed ACKs, 1 without) and the Mathis et al. (1997)
 law are shown beside the random-loss cases, and Padhye's Wmax/RTT limit beside
-the window-limited one. Without ns-2 (`ns` not on PATH) the ns-2 columns are
-absent, nothing is judged, and the models are the only comparison.
+the window-limited one; beside the CUBIC random-loss cases, CUBIC's response
+function (RFC 9438 §5.1, `cubic_window`). Without ns-2 (`ns` not on PATH) the
+ns-2 columns are absent, nothing is judged, and the models are the only
+comparison. Quick mode runs one CUBIC case, the buffer-limited one.
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ RANDOM_SEEDS = tuple(range(1, 21))
 QUICK_RANDOM_SEEDS = (1, 2, 3)
 NS2_SOURCE = "ns-2.35 (Debian ns2), the same scenario and seeds"
 MODEL_SOURCE = "Padhye et al. 1998 eq. (31)/(32); Mathis et al. 1997"
+CUBIC_MODEL_SOURCE = "RFC 9438 §5.1 (response function) and §4.3 (Reno-friendly floor)"
+# ns-2.35's tcp_cubic (Linux 2.6.22.6, CUBIC 2.1) reduces to 819/1024 = 0.8
+# by default; the CUBIC cases set its `beta` parameter to 717/1024 = 0.7, the
+# beta_cubic of RFC 9438 and of later Linux versions (docs/tcp-crosscheck.md).
+CUBIC_BETA_NS2 = 717
 
 GEO_2M = {"rate_bps": 2e6, "delay_s": 0.274}  # 556 ms RTT with the access links
 GEO_10M = {"rate_bps": 10e6, "delay_s": 0.274, "queue_limit": 1000, "window_packets": 1000}
@@ -64,6 +74,7 @@ class Point:
     case: Case
     quick_duration_s: float
     quick_warmup_s: float
+    quick: bool = True  # False: full mode only
 
     @property
     def random(self) -> bool:
@@ -72,6 +83,43 @@ class Point:
 
 def _loss_label(p: float) -> str:
     return f"{p:.0e}".replace("e-0", "e-")
+
+
+def cubic_window(rtt_s: float, p: float, c: float = 0.4, beta: float = 0.7) -> float:
+    """CUBIC's average congestion window (segments) at loss rate `p` (losses
+    per packet) and round-trip time `rtt_s`: the larger of
+
+    - the response function of RFC 9438 §5.1,
+      AVG_W_cubic = (C (3 + β) / (4 (1 − β)))^(1/4) · RTT^(3/4) / p^(3/4)
+      (RTT in seconds; 1.054 · RTT^(3/4) / p^(3/4) with C = 0.4, β = 0.7), and
+    - the Reno-friendly floor, the average window of AIMD(α_cubic, β) (RFC
+      9438 §4.3, eq. 3, after Floyd, Handley and Padhye 2000):
+      sqrt(α (1 + β) / (2 (1 − β) p)) with α = α_cubic = 3 (1 − β)/(1 + β),
+      which is Reno's sqrt(3 / (2p)).
+
+    Both are analyses of deterministic losses, one every 1/p packets, with
+    no timeouts; W_est counts segments acknowledged, so neither depends on
+    delayed ACKs."""
+    if not (rtt_s > 0 and 0 < p < 1 and c > 0 and 0 < beta < 1):
+        raise ValueError("need rtt_s > 0, 0 < p < 1, c > 0 and 0 < beta < 1")
+    cubic = (c * (3 + beta) / (4 * (1 - beta))) ** 0.25 * rtt_s**0.75 / p**0.75
+    alpha = 3 * (1 - beta) / (1 + beta)
+    reno_friendly = math.sqrt(alpha * (1 + beta) / (2 * (1 - beta) * p))
+    return max(cubic, reno_friendly)
+
+
+def _cubic_point(label: str, p: float, duration_s: float, warmup_s: float, **path: Any) -> Point:
+    """A CUBIC case with random loss, run in full mode only."""
+    case = Case(
+        variant="sack",
+        congestion_control="cubic",
+        cubic_beta=CUBIC_BETA_NS2,
+        loss=p,
+        duration_s=duration_s,
+        warmup_s=warmup_s,
+        **path,
+    )
+    return Point(label, case, duration_s / 3, warmup_s / 2, quick=False)
 
 
 def _loss_point(
@@ -158,6 +206,52 @@ def points() -> list[Point]:
                 40.0,
             )
         )
+    # CUBIC: satcc's RFC 9438 controller (SACK recovery) against ns-2's
+    # Linux sender with tcp_cubic 2.1 (docs/tcp-crosscheck.md). Buffer-limited
+    # over the GEO hop (deterministic; quick mode's one CUBIC case), random
+    # loss over GEO at 1e-4 (a 50 Mb/s hop, so that the loss and not the
+    # link sets the window; window and queue 2000 packets, below the BDP of
+    # 2317) and 1e-3, and 3e-3 over a 41 ms path, where W_cubic grows slower
+    # than the Reno-friendly estimate. Over the 20 seeds: about 700 loss
+    # events at 1e-4 (each costs 10 000 packets), over 2000 at the others.
+    out += [
+        Point(
+            "GEO buffer-limited cubic",
+            Case(
+                variant="sack",
+                congestion_control="cubic",
+                cubic_beta=CUBIC_BETA_NS2,
+                window_packets=1000,
+                queue_limit=30,
+                duration_s=600.0,
+                warmup_s=100.0,
+                **GEO_2M,
+            ),
+            200.0,
+            50.0,
+        ),
+        _cubic_point(
+            "loss 1e-4 cubic delack 50 Mb/s",
+            1e-4,
+            360.0,
+            60.0,
+            rate_bps=50e6,
+            delay_s=0.274,
+            queue_limit=2000,
+            window_packets=2000,
+        ),
+        _cubic_point("loss 1e-3 cubic delack", 1e-3, 600.0, 60.0, **GEO_10M),
+        _cubic_point(
+            "loss 3e-3 cubic delack RTT 41 ms",
+            3e-3,
+            100.0,
+            20.0,
+            rate_bps=10e6,
+            delay_s=0.019,
+            queue_limit=1000,
+            window_packets=1000,
+        ),
+    ]
     return out
 
 
@@ -232,6 +326,10 @@ def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None 
             "start": f"{flow.start_s} s",
             "app": {"type": "bulk"},
         }
+        if case.congestion_control != "reno":
+            # RFC 9438 CUBIC; HyStart++ off (ns-2.35's CUBIC 2.1 has no HyStart).
+            tcp[f"f{i}"]["congestion_control"] = case.congestion_control
+            tcp[f"f{i}"]["hystart"] = False
     duration = case.duration_s if duration_s is None else duration_s
     return {
         "run": {"name": name, "duration": f"{duration:.9g} s"},
@@ -244,6 +342,8 @@ def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None 
 def runs(quick: bool) -> list[RunSpec]:
     specs = []
     for point in POINTS:
+        if quick and not point.quick:
+            continue
         case = case_of(point, quick)
         seeds = (QUICK_RANDOM_SEEDS if quick else RANDOM_SEEDS) if point.random else (1,)
         params = {
@@ -263,6 +363,9 @@ def runs(quick: bool) -> list[RunSpec]:
             "duration_s": case.duration_s,
             "warmup_s": case.warmup_s,
         }
+        if case.congestion_control != "reno":
+            params["congestion_control"] = case.congestion_control
+            params["ns2_cubic_beta"] = case.cubic_beta
         specs.append(RunSpec(point.label, params, scenario(case), seeds=seeds))
     return specs
 
@@ -326,10 +429,21 @@ def companions(spec: RunSpec, seed: int) -> dict[str, float]:
 # Metrics
 
 
+def _cubic_model(case: Case) -> float:
+    """`cubic_window` as goodput (Mb/s of payload) for flow 0 of a
+    single-flow CUBIC case with random loss, over the path's empty RTT; NaN
+    elsewhere."""
+    if len(case.flows) != 1 or case.congestion_control != "cubic" or case.loss == 0:
+        return math.nan
+    rtt = case.rtt_s()
+    return cubic_window(rtt, case.loss) * case.mss * 8 / rtt / 1e6
+
+
 def _models(case: Case) -> tuple[float, float]:
-    """Padhye and Mathis for flow 0 of a single-flow case, in Mb/s of
-    payload; NaN where they do not apply (drop-tail losses, several flows)."""
-    if len(case.flows) != 1:
+    """Padhye and Mathis for flow 0 of a single-flow Reno-family case, in
+    Mb/s of payload; NaN where they do not apply (drop-tail losses, several
+    flows, CUBIC)."""
+    if len(case.flows) != 1 or case.congestion_control != "reno":
         return math.nan, math.nan
     if case.loss == 0 and case.window_packets >= case.bdp_packets():
         return math.nan, math.nan  # drop-tail losses: neither model's loss process
@@ -379,6 +493,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         for i in range(n):
             out[f"goodput_ratio_flow{i}"] = out[f"satcc_goodput_mbps_flow{i}"] / ns2_means[i]
     out["padhye_mbps"], out["mathis_mbps"] = _models(case)
+    out["cubic_model_mbps"] = _cubic_model(case)
     return out
 
 
@@ -404,7 +519,14 @@ SHOWN = (
     "ns2_timeouts",
     "padhye_mbps",
     "mathis_mbps",
+    "cubic_model_mbps",
 )
+
+
+def _source(metric: str) -> str:
+    if metric.startswith("cubic"):
+        return CUBIC_MODEL_SOURCE
+    return MODEL_SOURCE if metric.startswith(("padhye", "mathis")) else NS2_SOURCE
 
 
 def references(judge: bool) -> list[Reference]:
@@ -435,7 +557,7 @@ def references(judge: bool) -> list[Reference]:
                     point.label,
                     metric,
                     math.nan,
-                    MODEL_SOURCE if metric.startswith(("padhye", "mathis")) else NS2_SOURCE,
+                    _source(metric),
                     0.0,
                     "none",
                     kind="shown",
@@ -483,6 +605,7 @@ def layout(table: Any) -> list[Any]:
         "TO ns-2",
         "Padhye",
         "Mathis",
+        "CUBIC",
     ):
         out.add_column(head, justify="right", no_wrap=True)
     for label in dict.fromkeys(table["label"]):
@@ -514,9 +637,10 @@ def layout(table: Any) -> list[Any]:
                     fmt.mean_ci(rows[m].measured, rows[m].ci_half_width)
                     for m in ("satcc_timeouts", "ns2_timeouts")
                 ]
-                cells += [fmt.number(rows[m].measured) for m in ("padhye_mbps", "mathis_mbps")]
+                models = ("padhye_mbps", "mathis_mbps", "cubic_model_mbps")
+                cells += [fmt.number(rows[m].measured) for m in models]
             else:
-                cells += [""] * 6
+                cells += [""] * 7
             out.add_row(label if flow is None else "", "all" if flow is None else str(flow), *cells)
     return [out]
 
@@ -526,14 +650,16 @@ STUDY = Study(
     title="satcc's TCP against ns-2.35 on the same scenarios, models beside",
     paper=(
         "ns-2.35 (the ns-2 network simulator, Agent/TCP/Reno, Newreno, Sack1 with TCPSink "
-        "and DelAck); J. Padhye et al., SIGCOMM 1998; M. Mathis et al., CCR 27(3), 1997"
+        "and DelAck, Agent/TCP/Linux with tcp_cubic); J. Padhye et al., SIGCOMM 1998; "
+        "M. Mathis et al., CCR 27(3), 1997; RFC 9438"
     ),
     description=__doc__ or "",
     runs=runs,
     metrics=metrics,
     references=references(judge=ns2_present()),
     seeds=seeds,
-    quick_note="3 seeds instead of 20 and runs a fifth to a third as long: ratios carry "
-    "several percent of noise",
+    quick_note="3 seeds instead of 20 and runs a fifth to a third as long, one CUBIC case: "
+    "ratios carry several percent of noise",
     layout=layout,
+    full_only=frozenset(p.label for p in POINTS if not p.quick),
 )

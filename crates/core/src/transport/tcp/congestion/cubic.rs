@@ -2,9 +2,10 @@
 //! W_cubic(t) = C·(t − K)³ + W_max (§4.2, eq. 1), K = ∛((W_max − cwnd_epoch)/C)
 //! (eq. 2), aiming each RTT at W_cubic(t + RTT) clamped to [cwnd, 1.5·cwnd]
 //! (§4.4–4.5); never below the Reno-friendly estimate W_est, which grows by
-//! α_cubic = 3(1 − β)/(1 + β) segments per window, by 1 once it passes
-//! W_max (§4.3). A loss sets ssthresh to β_cubic·FlightSize and remembers
-//! W_max, lowered for fast convergence (§4.6–4.7); after a timeout the
+//! α_cubic = 3(1 − β)/(1 + β) segments per window, by 1 once it reaches
+//! cwnd_prior, the window before the last reduction (§4.3). A loss sets
+//! ssthresh to β_cubic·FlightSize and remembers W_max, lowered for fast
+//! convergence (§4.6–4.7); after a timeout the
 //! curve restarts with K = 0 from the window at the start of congestion
 //! avoidance (§4.8). Windows are in segments inside, bytes outside.
 
@@ -36,6 +37,9 @@ pub struct Cubic {
     pub hystart: Option<HyStart>,
     /// Window before the last reduction, segments (0: none yet / timeout).
     w_max: f64,
+    /// cwnd_prior (§4.6): the window just before the last reduction,
+    /// segments, not lowered by fast convergence (0: none yet).
+    cwnd_prior: f64,
     /// The current congestion-avoidance stage: its start, K, and W_est.
     epoch: Option<Epoch>,
     /// Fractional bytes of growth not yet added to cwnd.
@@ -50,6 +54,8 @@ struct Epoch {
     k: f64,
     w_max: f64,
     w_est: f64,
+    /// W_est grows by 1 per window (not α_cubic) once it reaches this.
+    cwnd_prior: f64,
 }
 
 impl Cubic {
@@ -58,6 +64,7 @@ impl Cubic {
             abc_limit_segments,
             hystart,
             w_max: 0.0,
+            cwnd_prior: 0.0,
             epoch: None,
             carry: 0.0,
             fast_convergence: true,
@@ -76,11 +83,19 @@ impl Cubic {
         } else {
             (cwnd, 0.0)
         };
+        // No reduction yet: cwnd_prior is the window at the end of slow
+        // start (§4.10), where this stage starts.
+        let cwnd_prior = if self.cwnd_prior > 0.0 {
+            self.cwnd_prior
+        } else {
+            cwnd
+        };
         Epoch {
             start: now,
             k,
             w_max,
             w_est: cwnd,
+            cwnd_prior,
         }
     }
 
@@ -94,7 +109,13 @@ impl Cubic {
         let t = ack.now.since(e.start).as_secs_f64();
         let rtt = ack.srtt.map_or(0.0, |d| d.as_secs_f64());
         let acked = ack.acked as f64 / mss;
-        let alpha = if e.w_est >= e.w_max { 1.0 } else { alpha() };
+        // §4.3: α_cubic until W_est reaches cwnd_prior, then Reno's 1. (Not
+        // W_max, which fast convergence may have lowered below cwnd_prior.)
+        let alpha = if e.w_est >= e.cwnd_prior {
+            1.0
+        } else {
+            alpha()
+        };
         let w_est = e.w_est + alpha * acked / cwnd;
         self.epoch = Some(Epoch { w_est, ..e });
         let next = if w_cubic(t, e.k, e.w_max) < w_est {
@@ -124,6 +145,7 @@ impl CongestionControl for Cubic {
             h.stop();
         }
         let cwnd = w.cwnd as f64 / w.mss as f64;
+        self.cwnd_prior = cwnd;
         // §4.7 fast convergence: a flow that lost before regaining its old
         // W_max leaves room for newcomers.
         self.w_max = if self.fast_convergence && cwnd < self.w_max {
@@ -281,6 +303,40 @@ mod tests {
         assert!(
             (w12 - (w6 + 6.0)).abs() < 0.3,
             "{w12} after {w6}: one per round"
+        );
+    }
+
+    /// §4.3: W_est grows by α_cubic until it reaches cwnd_prior, the window
+    /// before the reduction, even when fast convergence put W_max lower.
+    /// Losses at 120 then 100 segments: W_max = 85 (fast convergence),
+    /// cwnd_prior = 100, cwnd = 70. At 10 ms RTT W_cubic stays below W_est
+    /// (K = 3.3 s), so cwnd is W_est: after 45 rounds 70 + 45·α_cubic =
+    /// 93.8 segments; switching to 1 at W_max (85, reached after 28.4
+    /// rounds) would give 101.6.
+    #[test]
+    fn reno_friendly_alpha_holds_until_cwnd_prior() {
+        let mut c = Cubic::new(2, None);
+        let mss = 1000;
+        let w = Window {
+            cwnd: 120 * mss,
+            ssthresh: u64::MAX,
+            mss,
+        };
+        c.on_congestion(Time::ZERO, &w, 120 * mss);
+        let mut w = Window {
+            cwnd: 100 * mss,
+            ..w
+        };
+        w.ssthresh = c.on_congestion(Time::ZERO, &w, 100 * mss);
+        w.cwnd = w.ssthresh;
+        assert!((c.w_max() - 85.0).abs() < 1e-9);
+        let trace = rounds(&mut c, &mut w, 0.01, 45, 1.0);
+        let (t, cwnd) = trace[44];
+        assert!(w_cubic(t, k(85.0, 70.0), 85.0) < cwnd);
+        let expect = 70.0 + 45.0 * alpha();
+        assert!(
+            (cwnd - expect).abs() < 0.5,
+            "cwnd {cwnd:.2} after 45 rounds, expected {expect:.2}"
         );
     }
 
