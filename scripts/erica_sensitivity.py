@@ -61,8 +61,16 @@ VARIANTS = {
     'ccr = "measured", z_alpha = 0.5': {"ccr": "measured", "z_alpha": 0.5},
     "interval x2 (1000 cells, 10 ms)": {"interval_cells": 1000, "interval": "10 ms"},
     "interval x4 (2000 cells, 20 ms)": {"interval_cells": 2000, "interval": "20 ms"},
+    # Intervals towards the 550 ms feedback delay of sat-long (run there only).
+    "interval x20 (10 000 cells, 100 ms)": {"interval_cells": 10_000, "interval": "100 ms"},
+    "interval x110 (55 000 cells, 550 ms)": {"interval_cells": 55_000, "interval": "550 ms"},
 }
 CONFIGS = ("sat-long", "sat-short", "wan")
+# Variants run on some configurations only.
+ONLY_ON = {
+    "interval x20 (10 000 cells, 100 ms)": ("sat-long",),
+    "interval x110 (55 000 cells, 550 ms)": ("sat-long",),
+}
 
 
 def _scenario(config: str, erica: dict) -> dict:
@@ -171,7 +179,7 @@ def table(seeds: list[int]) -> str:
         lines.append(f"\n**{config}, MSS {MSS}, video 5/5 Mb/s, {DURATION_S[config]:g} s.**\n")
         lines.append(
             "| variant | efficiency % | max queue, cells | × feedback delay "
-            "| CV of ΣACR | ACF trough of ΣACR (lag) | ABR queue empty, % of time |"
+            "| CV of ΣACR | ACF trough of ΣACR, at lag | ABR queue empty, % of time |"
         )
         lines.append("|---|---|---|---|---|---|---|")
         capacity = []
@@ -180,7 +188,8 @@ def table(seeds: list[int]) -> str:
             if not rows:
                 continue
             capacity += [r["cv_abr_capacity"] for r in rows]
-            cells = [variant]
+            keys = VARIANTS[variant]
+            cells = [f"`{variant}`" if keys and "interval" not in keys else variant]
             for key, fmt in (
                 ("efficiency_pct", "{:.1f} (±{:.1f})"),
                 ("max_queue_cells", "{:,.0f} (±{:,.0f})"),
@@ -194,7 +203,7 @@ def table(seeds: list[int]) -> str:
                     lags = [r["acf_trough_lag_s"] for r in rows]
                     lags = [lag for lag in lags if math.isfinite(lag)]
                     if lags:
-                        cells[-1] += f" ({sum(lags) / len(lags) * 1e3:.0f} ms)"
+                        cells[-1] += f" at {sum(lags) / len(lags) * 1e3:.0f} ms"
             if len(rows) < len(seeds):
                 cells[0] += f" ({len(rows)} seeds)"
             lines.append("| " + " | ".join(cells) + " |")
@@ -221,7 +230,7 @@ def main() -> None:
             (c, v, s)
             for c in args.configs.split(",")
             for v in VARIANTS
-            if args.variants in v
+            if args.variants in v and c in ONLY_ON.get(v, CONFIGS)
             for s in seeds
             if (c, v, s) not in done
         ]
