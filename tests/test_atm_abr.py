@@ -530,6 +530,34 @@ def test_base_scenario_is_valid():
     assert (sw_b["erica"]["a"], sw_b["erica"]["b"], sw_b["erica"]["qdlf"]) == (1.15, 1.05, 0.5)
 
 
+AVERAGING_KEYS = ("rate_alpha", "active_decay", "ccr_alpha")
+
+
+def test_erica_averaging_keys_are_described_only_when_set():
+    def erica(change) -> dict:
+        desc = edited(change).validate()
+        return next(link for link in desc["links"] if link["name"] == "sw_b")["erica"]
+
+    # At their defaults the keys added with the averaging variants are left
+    # out, so the description (and the run keys) of older scenarios stay put.
+    assert not set(AVERAGING_KEYS) & set(erica(lambda d: None))
+    keys = {"rate_alpha": 0.5, "active_decay": 0.9, "ccr_alpha": 0.25}
+    got = erica(lambda d: d["links"]["sw_b"]["erica"].update(keys))
+    assert {key: got[key] for key in AVERAGING_KEYS} == keys
+
+
+def test_erica_averaging_variants_run():
+    for keys in (
+        {"z_alpha": 0.5, "active_decay": 0.9, "ccr_alpha": 0.5},
+        {"rate_alpha": 0.25, "ccr": "measured", "ccr_alpha": 0.5},
+    ):
+        scenario = edited(lambda d, keys=keys: d["links"]["sw_b"]["erica"].update(keys))
+        scenario.set("run.duration", "200 ms")
+        summary = satcc.run(scenario, seed=1).summary
+        assert summary["links.sw_b.erica.intervals"] > 0
+        assert summary["tcp.t.goodput_bps"] > 0
+
+
 @pytest.mark.parametrize(
     ("change", "path", "fragments"),
     [
@@ -553,6 +581,21 @@ def test_base_scenario_is_valid():
             lambda d: d["links"]["sw_b"]["erica"].update(b=1.0),
             "links.sw_b.erica.b",
             ["greater than 1"],
+        ),
+        (
+            lambda d: d["links"]["sw_b"]["erica"].update(z_alpha=0.5, rate_alpha=0.5),
+            "links.sw_b.erica.rate_alpha",
+            ["alternative averagings", "got 0.5 and 0.5"],
+        ),
+        (
+            lambda d: d["links"]["sw_b"]["erica"].update(active_decay=1.5),
+            "links.sw_b.erica.active_decay",
+            ["between 0 and 1"],
+        ),
+        (
+            lambda d: d["links"]["sw_b"]["erica"].update(ccr_alpha=0),
+            "links.sw_b.erica.ccr_alpha",
+            ["in (0, 1]"],
         ),
         (
             _video(mpcr_min="200 ms"),

@@ -45,7 +45,13 @@ class Erica(_Table):
     """ERICA+ at a switch output port, [links.NAME.erica] (REFERENCE section 1).
 
     Defaults are the abr-lrd-vbr study's: 500 cells or 5 ms, T0 = 500 us,
-    a = 1.15, b = 1.05, QDLF = 0.5."""
+    a = 1.15, b = 1.05, QDLF = 0.5, and no averaging across intervals.
+    The averaging keys follow Kalyanaraman's dissertation (section 6.10-6.11
+    and the switch pseudo-code of its appendix): z_alpha averages the load
+    factor ("method 1"), rate_alpha the input and capacity it is made of
+    ("method 2"), active_decay the number of active VCs; ccr_alpha averages
+    each VC's CCR. The keys added after the first release are left out of
+    the description at their defaults, so existing run keys do not change."""
 
     interval_cells: PositiveInt = 500
     interval: PositiveTime = parse_time("5 ms")
@@ -55,8 +61,21 @@ class Erica(_Table):
     qdlf: Fraction = 0.5
     delta: NonNegativeNumber = 0.1
     z_alpha: UpToOne = 1.0
+    rate_alpha: Annotated[UpToOne, UNLESS_DEFAULT] = 1.0
+    active_decay: Annotated[Fraction, UNLESS_DEFAULT] = 0.0
     ccr: choice("rm_field", "measured") = "rm_field"
+    ccr_alpha: Annotated[UpToOne, UNLESS_DEFAULT] = 1.0
     bidirectional_counting: Bool = False
+
+
+def check_erica(checks: Checks, path: tuple, erica: Erica) -> None:
+    """The two load-factor averagings are alternatives (as in the dissertation)."""
+    if erica.z_alpha < 1 and erica.rate_alpha < 1:
+        checks.refuse(
+            (*path, "rate_alpha"),
+            "z_alpha and rate_alpha are alternative averagings of the load factor: "
+            f"give at most one of them below 1, got {erica.z_alpha:g} and {erica.rate_alpha:g}",
+        )
 
 
 class Abr(_Table):

@@ -4,6 +4,21 @@
 //! ERICA+ / long-range-dependent VBR satellite paper: averaging interval of
 //! 500 ABR input cells or 5 ms, T0 = 500 µs, a = 1.15, b = 1.05, QDLF = 0.5).
 //!
+//! Optional averaging across intervals, all off by default (the paper
+//! mentions none), from the dissertation's §6.10-6.11 and its switch
+//! pseudo-code (Appendix, pp. 399-404):
+//! * `z_alpha`: exponential averaging of the load factor itself ("method 1");
+//! * `rate_alpha`: exponential averaging of the interval's ABR input cells,
+//!   ABR capacity in cells and length, the load factor being the ratio of
+//!   the averages ("method 2": a ratio is averaged as the ratio of the
+//!   averaged numerator and denominator, §6.11);
+//! * `active_decay`: averaging of the number of active VCs ("Averaging VCs
+//!   option"): a VC not seen in an interval still counts with a contribution
+//!   that decays by this factor per interval;
+//! * `ccr_source = Measured` ("Per VC CCR option"), and `ccr_alpha`: each
+//!   VC's CCR exponentially averaged (an extension by the same ratio-of-
+//!   averages rule; the sources above do not average the CCR).
+//!
 //! Plain-data state machine driven by the switch port:
 //! * forward direction: `on_abr_input_cell`, `on_vbr_cell`, `on_queue_length`,
 //!   `on_frm`;
@@ -60,13 +75,40 @@ pub struct EricaConfig {
     /// Overload hysteresis: `z > 1 + delta` counts as overload. [R ≈ 0.1]
     pub delta: f64,
     /// Exponential averaging weight of the load factor; 1.0 = none
-    /// (the study does not mention smoothing).
+    /// (the study does not mention smoothing). The dissertation's "method 1"
+    /// (p. 402): z <- (1 - alpha) z + alpha z_measured, restarting from the
+    /// measured value after an infinite one.
     pub z_alpha: f64,
+    /// Exponential averaging weight of the interval's ABR input cells, ABR
+    /// capacity in cells and length, from which the input rate, the ABR
+    /// capacity and z are then computed; 1.0 = none. The dissertation's
+    /// "method 2" (§6.11, pp. 400-402). An alternative to `z_alpha`: at most
+    /// one of the two may be below 1.
+    #[serde(default = "one")]
+    pub rate_alpha: f64,
+    /// Averaging of the number of active VCs (the dissertation's "Averaging
+    /// VCs option", pp. 399-403): a VC seen in an interval contributes 1, one
+    /// not seen contributes its previous contribution times this factor, and
+    /// the fair share divides by the sum (at least 1). 0 = count only the
+    /// VCs seen in the interval.
+    #[serde(default)]
+    pub active_decay: f64,
     /// Count a VC as active when its BRM passes during the interval, so
     /// VCs sending < 1 cell per interval are not missed. [R, default off]
     pub bidirectional_counting: bool,
     #[serde(rename = "ccr")]
     pub ccr_source: CcrSource,
+    /// Exponential averaging weight of each VC's CCR; 1.0 = none. With
+    /// `RmField` each FRM's CCR field is one sample; with `Measured` the
+    /// VC's cells and the interval length are averaged separately and the
+    /// CCR is their ratio. (Not in the ERICA sources: the ratio-of-averages
+    /// rule of §6.11 applied per VC.)
+    #[serde(default = "one")]
+    pub ccr_alpha: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl EricaConfig {
@@ -83,8 +125,11 @@ impl EricaConfig {
             qdlf: 0.5,
             delta: 0.1,
             z_alpha: 1.0,
+            rate_alpha: 1.0,
+            active_decay: 0.0,
             bidirectional_counting: false,
             ccr_source: CcrSource::RmField,
+            ccr_alpha: 1.0,
         }
     }
 
@@ -97,12 +142,23 @@ impl EricaConfig {
             && (0.0..=1.0).contains(&self.qdlf)
             && self.delta >= 0.0
             && self.z_alpha > 0.0
-            && self.z_alpha <= 1.0;
+            && self.z_alpha <= 1.0
+            && self.rate_alpha > 0.0
+            && self.rate_alpha <= 1.0
+            && self.ccr_alpha > 0.0
+            && self.ccr_alpha <= 1.0
+            && (0.0..=1.0).contains(&self.active_decay);
         if !ok {
             return Err(
-                "need interval > 0, a > 1, b > 1, 0 <= QDLF <= 1, delta >= 0, 0 < z_alpha <= 1"
+                "need interval > 0, a > 1, b > 1, 0 <= QDLF <= 1, delta >= 0, \
+                 0 < z_alpha, rate_alpha, ccr_alpha <= 1, 0 <= active_decay <= 1"
                     .into(),
             );
+        }
+        if self.z_alpha < 1.0 && self.rate_alpha < 1.0 {
+            return Err("z_alpha and rate_alpha are alternative averagings: \
+                 at most one of them may be below 1"
+                .into());
         }
         if !(self.link_cells_per_s > 0.0 && self.link_cells_per_s.is_finite()) {
             return Err("ERICA+ needs a constant, positive link rate".into());
@@ -130,9 +186,29 @@ pub fn queue_control_factor(q: f64, q0: f64, a: f64, b: f64, qdlf: f64) -> f64 {
 struct VcState {
     /// Rate used for VCShare, cells/s.
     ccr: f64,
+    /// A CCR sample has been taken (the first one starts the average).
+    has_ccr: bool,
+    /// Averaged cells per interval (measured CCR with `ccr_alpha` < 1).
+    avg_cells: f64,
     cells_this_interval: u64,
     seen_this_interval: bool,
     active_last_interval: bool,
+    /// Weight in the averaged number of active VCs (`active_decay` > 0).
+    contribution: f64,
+}
+
+/// Exponential average: `(1 - alpha) * avg + alpha * x`.
+fn ewma(avg: f64, x: f64, alpha: f64) -> f64 {
+    (1.0 - alpha) * avg + alpha * x
+}
+
+/// Running averages of the per-interval measurements (`rate_alpha` < 1):
+/// ABR input cells, ABR capacity in cells, interval length in seconds.
+#[derive(Copy, Clone, Debug)]
+struct RateAverages {
+    input_cells: f64,
+    capacity_cells: f64,
+    len: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -150,6 +226,11 @@ pub struct EricaPlus {
     z: f64,
     fair_share: f64,
     n_active: u32,
+    /// The number of VCs the fair share divides by (averaged, at least 1).
+    active_estimate: f64,
+    rate_averages: Option<RateAverages>,
+    /// Averaged interval length, s, for measured CCRs with `ccr_alpha` < 1.
+    ccr_avg_len: Option<f64>,
     max_alloc_previous: f64,
     max_alloc_current: f64,
     intervals: u64,
@@ -174,6 +255,9 @@ impl EricaPlus {
             z: 1.0,
             fair_share: target_cap,
             n_active: 0,
+            active_estimate: 1.0,
+            rate_averages: None,
+            ccr_avg_len: None,
             max_alloc_previous: target_cap,
             max_alloc_current: target_cap,
             intervals: 0,
@@ -198,6 +282,7 @@ impl EricaPlus {
         let s = self.vc_mut(vc);
         s.cells_this_interval += 1;
         s.seen_this_interval = true;
+        s.contribution = 1.0;
     }
 
     /// An ABR cell that loads this port but belongs to no VC controlled
@@ -224,7 +309,14 @@ impl EricaPlus {
     /// cell itself is forwarded unchanged.
     pub fn on_frm(&mut self, vc: u32, ccr: f64) {
         if self.cfg.ccr_source == CcrSource::RmField {
-            self.vc_mut(vc).ccr = ccr;
+            let alpha = self.cfg.ccr_alpha;
+            let s = self.vc_mut(vc);
+            s.ccr = if alpha >= 1.0 || !s.has_ccr {
+                ccr
+            } else {
+                ewma(s.ccr, ccr, alpha)
+            };
+            s.has_ccr = true;
         }
     }
 
@@ -241,9 +333,30 @@ impl EricaPlus {
     pub fn end_interval(&mut self, now: Time) {
         // A zero-length interval cannot give a rate; 1 ps keeps it finite.
         let len = now.since(self.start).as_secs_f64().max(1e-12);
-        let abr_input_rate = self.abr_cells as f64 / len;
-        let vbr_rate = self.vbr_cells as f64 / len;
-        self.abr_capacity = (self.cfg.link_cells_per_s - vbr_rate).max(0.0);
+        let abr_input_rate = if self.cfg.rate_alpha >= 1.0 {
+            let vbr_rate = self.vbr_cells as f64 / len;
+            self.abr_capacity = (self.cfg.link_cells_per_s - vbr_rate).max(0.0);
+            self.abr_cells as f64 / len
+        } else {
+            // Method 2 (§6.11): average the additive quantities, then divide.
+            let now_avg = RateAverages {
+                input_cells: self.abr_cells as f64,
+                capacity_cells: (self.cfg.link_cells_per_s * len - self.vbr_cells as f64).max(0.0),
+                len,
+            };
+            let alpha = self.cfg.rate_alpha;
+            let avg = match self.rate_averages {
+                None => now_avg,
+                Some(a) => RateAverages {
+                    input_cells: ewma(a.input_cells, now_avg.input_cells, alpha),
+                    capacity_cells: ewma(a.capacity_cells, now_avg.capacity_cells, alpha),
+                    len: ewma(a.len, now_avg.len, alpha),
+                },
+            };
+            self.rate_averages = Some(avg);
+            self.abr_capacity = avg.capacity_cells / avg.len;
+            avg.input_cells / avg.len
+        };
         let q0 = self.cfg.t0.as_secs_f64() * self.abr_capacity;
         let f = queue_control_factor(self.queue_cells, q0, self.cfg.a, self.cfg.b, self.cfg.qdlf);
         self.target_cap = f * self.abr_capacity;
@@ -257,22 +370,54 @@ impl EricaPlus {
         self.z = if alpha >= 1.0 || !self.z.is_finite() || !z_now.is_finite() {
             z_now
         } else {
-            (1.0 - alpha) * self.z + alpha * z_now
+            ewma(self.z, z_now, alpha)
         };
 
         let measured = self.cfg.ccr_source == CcrSource::Measured;
+        let ccr_alpha = self.cfg.ccr_alpha;
+        // Measured CCR averaged: cells per VC and the length, separately.
+        let ccr_len = if measured && ccr_alpha < 1.0 {
+            let l = self.ccr_avg_len.map_or(len, |a| ewma(a, len, ccr_alpha));
+            self.ccr_avg_len = Some(l);
+            l
+        } else {
+            len
+        };
+        let decay = self.cfg.active_decay;
         let mut n_active = 0u32;
+        let mut estimate = 0.0;
         for s in &mut self.vcs {
             if measured {
-                s.ccr = s.cells_this_interval as f64 / len;
+                if ccr_alpha >= 1.0 {
+                    s.ccr = s.cells_this_interval as f64 / len;
+                } else {
+                    let cells = s.cells_this_interval as f64;
+                    s.avg_cells = if s.has_ccr {
+                        ewma(s.avg_cells, cells, ccr_alpha)
+                    } else {
+                        cells
+                    };
+                    s.has_ccr = true;
+                    s.ccr = s.avg_cells / ccr_len;
+                }
             }
             s.active_last_interval = s.seen_this_interval;
             n_active += u32::from(s.seen_this_interval);
+            // A VC seen in the interval has contribution 1; one not seen
+            // keeps what the last interval's decay left of it.
+            estimate += s.contribution;
+            s.contribution *= decay;
             s.seen_this_interval = false;
             s.cells_this_interval = 0;
         }
         self.n_active = n_active;
-        self.fair_share = self.target_cap / f64::from(n_active.max(1));
+        self.fair_share = if decay > 0.0 {
+            self.active_estimate = estimate.max(1.0);
+            self.target_cap / self.active_estimate
+        } else {
+            self.active_estimate = f64::from(n_active.max(1));
+            self.target_cap / f64::from(n_active.max(1))
+        };
         self.max_alloc_previous = self.max_alloc_current;
         self.max_alloc_current = self.fair_share;
 
@@ -289,6 +434,7 @@ impl EricaPlus {
         let s = self.vc_mut(vc);
         if bidirectional {
             s.seen_this_interval = true;
+            s.contribution = 1.0;
         }
         let ccr = s.ccr;
         let vc_share = if self.z > 0.0 {
@@ -329,6 +475,11 @@ impl EricaPlus {
     }
     pub fn n_active(&self) -> u32 {
         self.n_active
+    }
+    /// The number of VCs the fair share divides by: `n_active` (at least 1),
+    /// or the averaged count with `active_decay` > 0.
+    pub fn active_estimate(&self) -> f64 {
+        self.active_estimate
     }
     pub fn max_alloc_previous(&self) -> f64 {
         self.max_alloc_previous
@@ -593,5 +744,217 @@ mod tests {
         run_interval(&mut e, &mut now, &[0.4 * C], Q_AT_Q0);
         assert!(close(e.ccr(0), 0.4 * C));
         assert!(close(e.on_brm(0, 0.1 * C), 0.1 * C));
+    }
+
+    /// `cells` ABR cells of VC 0 (and `vbr` VBR cells) in an interval of
+    /// `ms` milliseconds closed by hand, the queue at `q`.
+    fn interval_of(e: &mut EricaPlus, now: &mut Time, ms: f64, cells: u64, vbr: u64, q: u64) {
+        for _ in 0..cells {
+            e.on_abr_input_cell(*now, 0);
+        }
+        e.on_vbr_cells(*now, vbr);
+        e.on_queue_length(q);
+        *now += Duration::from_secs_f64(ms * 1e-3);
+        e.end_interval(*now);
+    }
+
+    #[test]
+    fn new_keys_default_to_no_averaging_when_absent() {
+        let json = r#"{"interval_cells": 500, "interval_ps": 5000000000, "t0_ps": 500000000,
+            "a": 1.15, "b": 1.05, "qdlf": 0.5, "delta": 0.1, "z_alpha": 1.0,
+            "ccr": "rm_field", "bidirectional_counting": false}"#;
+        let c: EricaConfig = serde_json::from_str(json).unwrap();
+        let paper = EricaConfig::paper(Rate::from_bps(C * CELL_BITS));
+        assert_eq!((c.rate_alpha, c.active_decay, c.ccr_alpha), (1.0, 0.0, 1.0));
+        assert_eq!(
+            c,
+            EricaConfig {
+                link_cells_per_s: 0.0,
+                ..paper
+            }
+        );
+    }
+
+    #[test]
+    fn check_refuses_bad_or_conflicting_averaging() {
+        let bad = [
+            EricaConfig {
+                rate_alpha: 0.0,
+                ..cfg()
+            },
+            EricaConfig {
+                ccr_alpha: 1.5,
+                ..cfg()
+            },
+            EricaConfig {
+                active_decay: -0.1,
+                ..cfg()
+            },
+            EricaConfig {
+                active_decay: 1.1,
+                ..cfg()
+            },
+            EricaConfig {
+                z_alpha: 0.5,
+                rate_alpha: 0.5,
+                ..cfg()
+            },
+        ];
+        for c in bad {
+            assert!(c.check().is_err(), "{c:?}");
+        }
+        for c in [
+            EricaConfig {
+                z_alpha: 0.5,
+                active_decay: 0.9,
+                ccr_alpha: 0.25,
+                ..cfg()
+            },
+            EricaConfig {
+                rate_alpha: 0.5,
+                active_decay: 1.0,
+                ..cfg()
+            },
+        ] {
+            assert!(c.check().is_ok(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn z_alpha_averages_the_load_factor_and_restarts_after_infinity() {
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                z_alpha: 0.25,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        let mut now = Time::ZERO;
+        // The first interval starts the average at the measured z = 1.
+        interval_of(&mut e, &mut now, 5.0, 500, 0, Q_AT_Q0);
+        assert!(close(e.load_factor(), 1.0));
+        // z measured 2: 0.75 * 1 + 0.25 * 2.
+        interval_of(&mut e, &mut now, 5.0, 1000, 0, Q_AT_Q0);
+        assert!(close(e.load_factor(), 1.25));
+        // VBR takes the whole link: no ABR capacity, z infinite ...
+        interval_of(&mut e, &mut now, 5.0, 100, 500, 0);
+        assert!(e.load_factor().is_infinite());
+        // ... and the next interval restarts from its own measurement, 0.5.
+        interval_of(&mut e, &mut now, 5.0, 250, 0, Q_AT_Q0);
+        assert!(close(e.load_factor(), 0.5));
+    }
+
+    #[test]
+    fn rate_alpha_averages_cells_and_lengths_not_the_ratio() {
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                rate_alpha: 0.5,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        let mut now = Time::ZERO;
+        // 100 cells in 1 ms (rate C), then 100 cells in 4 ms (C/4).
+        interval_of(&mut e, &mut now, 1.0, 100, 0, Q_AT_Q0);
+        assert!(close(e.load_factor(), 1.0));
+        interval_of(&mut e, &mut now, 4.0, 100, 0, Q_AT_Q0);
+        // Averages: 100 cells in 2.5 ms = 0.4 C, not (1 + 1/4) / 2 = 0.625.
+        assert!(close(e.abr_capacity(), C));
+        assert!(close(e.load_factor(), 0.4));
+        // VBR at 60 % of a 5 ms interval (300 cells), no ABR: the capacity
+        // average is (0.5 * 250 + 0.5 * 200) cells over 3.75 ms.
+        interval_of(&mut e, &mut now, 5.0, 0, 300, Q_AT_Q0);
+        assert!(close(e.abr_capacity(), 225.0 / 3.75e-3));
+        assert!(close(
+            e.load_factor(),
+            (50.0 / 3.75e-3) / e.target_capacity()
+        ));
+    }
+
+    #[test]
+    fn active_decay_averages_the_number_of_active_vcs() {
+        let d = 0.5;
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                active_decay: d,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        let mut now = Time::ZERO;
+        run_interval(&mut e, &mut now, &[0.3 * C, 0.3 * C, 0.3 * C], Q_AT_Q0);
+        assert!(close(e.active_estimate(), 3.0));
+        // VCs 1 and 2 fall silent: each still counts d, then d^2.
+        run_interval(&mut e, &mut now, &[0.3 * C, 0.0, 0.0], Q_AT_Q0);
+        assert_eq!(e.n_active(), 1);
+        assert!(close(e.active_estimate(), 1.0 + 2.0 * d));
+        assert!(close(e.fair_share(), C / (1.0 + 2.0 * d)));
+        run_interval(&mut e, &mut now, &[0.3 * C, 0.0, 0.0], Q_AT_Q0);
+        assert!(close(e.active_estimate(), 1.0 + 2.0 * d * d));
+        // VC 2 back: it counts 1 again at once.
+        run_interval(&mut e, &mut now, &[0.3 * C, 0.0, 0.3 * C], Q_AT_Q0);
+        assert!(close(e.active_estimate(), 2.0 + d * d * d));
+        // Everybody silent: the estimate never falls below 1.
+        for _ in 0..5 {
+            run_interval(&mut e, &mut now, &[0.0, 0.0, 0.0], Q_AT_Q0);
+        }
+        assert!(close(e.active_estimate(), 1.0));
+        assert!(close(e.fair_share(), e.target_capacity()));
+    }
+
+    #[test]
+    fn active_decay_counts_brms_with_bidirectional_counting() {
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                active_decay: 0.5,
+                bidirectional_counting: true,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        let mut now = Time::ZERO;
+        e.on_brm(1, 1e12);
+        run_interval(&mut e, &mut now, &[0.3 * C], Q_AT_Q0);
+        assert!(close(e.active_estimate(), 2.0));
+        run_interval(&mut e, &mut now, &[0.3 * C], Q_AT_Q0);
+        assert!(close(e.active_estimate(), 1.5));
+    }
+
+    #[test]
+    fn ccr_alpha_averages_the_rm_field_per_frm() {
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                ccr_alpha: 0.25,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        e.on_frm(0, 100.0);
+        assert!(close(e.ccr(0), 100.0));
+        e.on_frm(0, 200.0);
+        assert!(close(e.ccr(0), 125.0));
+        e.on_frm(1, 40.0);
+        assert!(close(e.ccr(1), 40.0));
+    }
+
+    #[test]
+    fn ccr_alpha_averages_measured_cells_and_lengths() {
+        let mut e = EricaPlus::new(
+            EricaConfig {
+                ccr_source: CcrSource::Measured,
+                ccr_alpha: 0.5,
+                ..cfg()
+            },
+            Time::ZERO,
+        );
+        let mut now = Time::ZERO;
+        interval_of(&mut e, &mut now, 1.0, 100, 0, Q_AT_Q0);
+        assert!(close(e.ccr(0), 1e5));
+        interval_of(&mut e, &mut now, 4.0, 100, 0, Q_AT_Q0);
+        // 100 cells per 2.5 ms on average.
+        assert!(close(e.ccr(0), 4e4));
+        // The FRM field is ignored with measured CCR.
+        e.on_frm(0, 1.0);
+        assert!(close(e.ccr(0), 4e4));
     }
 }
