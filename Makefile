@@ -28,6 +28,7 @@ test: $(BIN)/python
 	$(BIN)/ruff format --check python tests benches
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-ns2.sh
+	bash scripts/ensure-emulation-tools.sh
 	$(BIN)/pytest
 
 # Editable install for development: Python edits apply at once, Rust edits

@@ -371,7 +371,7 @@ def test_tcp_probe_refusals():
     assert_refused(
         scenario(**{"probes.p": {"metric": "cwnd_bytes"}}),
         "probes.p",
-        "needs exactly one target key: link, sink, source or tcp",
+        "needs exactly one target key: link, sink, source, tcp or emulate",
     )
     no_tcp = scenario(**{"probes.p": {"tcp": "bulk", "metric": "cwnd_bytes"}})
     del no_tcp.data["tcp"]

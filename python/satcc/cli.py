@@ -251,9 +251,10 @@ def print_run_summary(result: Any) -> None:
 def _run_headline(result: Any) -> str:
     summary, info = result.summary, result.info
     name = (result.description or {}).get("name", "scenario")
+    how = "emulated in real time" if info.get("emulated") else "simulated"
     line = (
         f"{name}: seed {result.seed}, {fmt.seconds(summary.get('run.end_time_s'))} "
-        f"simulated, {fmt.count(summary.get('run.events'))} events"
+        f"{how}, {fmt.count(summary.get('run.events'))} events"
     )
     wall = info.get("wall_s")
     if isinstance(wall, int | float):
@@ -292,6 +293,160 @@ def _entity_table(group: Group, entities: dict[str, dict[str, Any]]) -> Any:
     for name, values in entities.items():
         table.add_row(name, *(column.cell(values.get(column.key)) for column in group.columns))
     return table
+
+
+# ---------------------------------------------------------------------------
+# satcc emulate
+
+
+@cli.command(
+    short_help="Run a scenario in real time between real Linux hosts.",
+    epilog="""\b
+Each [emulate.NAME] host of the scenario becomes a network namespace whose
+TUN device joins the modelled network; the hosts' commands run inside them.
+Needs root and /dev/net/tun (docs/emulate.md).
+
+\b
+Examples:
+  satcc emulate examples/emulate_geo.toml
+  satcc emulate examples/emulate_geo.toml --right 'iperf3 -s -1' \\
+      --left 'iperf3 -c 10.77.0.2 -t 20 -C cubic' --out out/geo_cubic --pcap
+  satcc emulate --cleanup""",
+)
+@click.argument("file", type=click.Path(path_type=Path), required=False)
+@click.option("--left", metavar="CMD", help="The command of the host named left.")
+@click.option("--right", metavar="CMD", help="The command of the host named right.")
+@click.option(
+    "--command",
+    "host_commands",
+    multiple=True,
+    metavar="HOST=CMD",
+    help="The command of emulated host HOST (replaces the scenario's). Repeatable.",
+)
+@click.option("--seed", type=click.IntRange(min=0), help="Run seed (overrides run.seed).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the result folder here: as `satcc run` does, plus hosts/NAME.log "
+    "(each command's output) and, with --pcap, pcap/NAME.pcap.",
+)
+@click.option("--pcap", is_flag=True, help="Capture each host's packets (needs --out).")
+@click.option(
+    "--spin-us",
+    type=click.FloatRange(min=0, max=10_000),
+    default=20.0,
+    show_default=True,
+    help="Spin this long before each modelled instant instead of sleeping.",
+)
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option(
+    "--cleanup",
+    is_flag=True,
+    help="Remove the namespaces that killed runs left behind (and nothing else), then exit.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, no tables; errors only.")
+def emulate(
+    file: Path | None,
+    left: str | None,
+    right: str | None,
+    host_commands: tuple[str, ...],
+    seed: int | None,
+    out: Path | None,
+    pcap: bool,
+    spin_us: float,
+    assignments: tuple[str, ...],
+    cleanup: bool,
+    quiet: bool,
+) -> int:
+    """Run the scenario in FILE in real time, its [emulate.NAME] hosts being
+    real Linux network namespaces, and print its figures as `satcc run` does."""
+    from satcc import emulate as emulation
+
+    if cleanup:
+        if file is not None:
+            raise BadInput("--cleanup takes no scenario")
+        try:
+            removed = emulation.cleanup()
+        except PermissionError as e:
+            raise click.ClickException(f"cannot clean up: {e}") from e
+        for namespace in removed:
+            click.echo(f"removed network namespace {namespace}")
+        _note(f"removed {_plural(len(removed), 'namespace')}", quiet)
+        return EXIT_OK
+    if file is None:
+        raise BadInput("missing the scenario FILE (or --cleanup)")
+    if pcap and out is None:
+        raise BadInput("--pcap writes into the result folder: give --out too")
+    commands = dict(_host_command(text) for text in host_commands)
+    for host, command in (("left", left), ("right", right)):
+        if command is not None:
+            commands[host] = command
+    scenario = load_scenario(file, assignments)
+    if out is not None:
+        _check_out(scenario, seed, out)
+    try:
+        with _input_errors():
+            result = emulation.emulate(
+                scenario,
+                seed=seed,
+                commands=commands,
+                pcap=pcap,
+                progress=_progress_wanted(quiet),
+                spin_us=spin_us,
+            )
+    except emulation.EmulationSetupError as e:
+        raise click.ClickException(str(e)) from e
+    if out is not None:
+        from satcc.result_folder import write_result
+
+        write_result(result, out)
+    if not quiet:
+        print_run_summary(result)
+        _print_emulation(result)
+    if out is not None:
+        _note(f"wrote {out}{os.sep}", quiet)
+    failed = [h for h, c in result.info["commands"].items() if _command_failed(c)]
+    missing = result.summary.get("run.pdus_unaccounted", 0)
+    if missing:
+        _error(f"{missing:,} PDUs are unaccounted for: a defect of satcc; please report it")
+    for host in failed:
+        _error(
+            f"the command of host {host} failed (exit status "
+            f"{result.info['commands'][host]['exit_code']})"
+        )
+    return EXIT_FAILURE if failed or missing else EXIT_OK
+
+
+def _host_command(text: str) -> tuple[str, str]:
+    host, sep, command = text.partition("=")
+    if not sep or not host.strip():
+        raise BadInput(f"bad --command {text!r}: expected HOST=CMD")
+    return host.strip(), command
+
+
+def _command_failed(c: dict) -> bool:
+    """A foreground command that ended by itself with a non-zero status."""
+    return not c["background"] and not c["stopped_by_run"] and c["exit_code"] not in (0, None)
+
+
+def _print_emulation(result: Any) -> None:
+    s = result.summary
+    get = lambda key: s.get(f"emulator.{key}")  # noqa: E731
+    click.echo(
+        f"release-time error: median {fmt.number(get('release_error_median_us'))} µs, "
+        f"p99 {fmt.number(get('release_error_p99_us'))} µs, "
+        f"max {fmt.number(get('release_error_max_us'))} µs "
+        f"over {fmt.count(get('release_error_packets'))} packets; "
+        f"ended by {result.info['ended_by']}"
+    )
+    ignored = {k: get(k) for k in ("not_ipv4", "truncated", "no_such_host", "write_errors")}
+    ignored["payload_missing"] = get("payload_missing")
+    shown = ", ".join(f"{fmt.count(v)} {k.replace('_', ' ')}" for k, v in ignored.items() if v)
+    if shown:
+        click.echo(f"not moved: {shown}")
+    for host, c in result.info["commands"].items():
+        state = "stopped by the run" if c["stopped_by_run"] else f"exit {c['exit_code']}"
+        click.echo(f"{host}: {c['command']!r} ({state})")
 
 
 # ---------------------------------------------------------------------------

@@ -171,6 +171,11 @@ def _write_contents(result: Any, folder: Path) -> None:
     for name in result.series_names:
         write_series_parquet(result.series(name), series_dir / f"{name}{SERIES_SUFFIX}")
     (folder / RUN_FILE).write_text(_run_json(result), encoding="utf-8")
+    # Files a run wrote beside its result (an emulation's captures and logs).
+    for name, source in sorted(getattr(result, "files", {}).items()):
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
 
 
 def _description_json(description: dict[str, Any]) -> str:

@@ -110,6 +110,21 @@ GROUPS: tuple[Group, ...] = (
         ),
     ),
     Group(
+        "emulate",
+        "Emulated hosts (what each sent)",
+        "host",
+        (
+            Column("sent", "sent_packets", "count"),
+            Column("delivered", "delivered_packets", "count"),
+            Column("dropped", "dropped", "count", in_report=True),
+            Column("errored", "errored", "count"),
+            Column("throughput", "delivered_bps", "rate", in_report=True),
+            Column("delay mean", "delay_mean_s", "time", in_report=True),
+            Column("delay p99", "delay_p99_s", "time"),
+            Column("received", "received_packets", "count"),
+        ),
+    ),
+    Group(
         "arrivals",
         "Classes of flow arrivals",
         "class",

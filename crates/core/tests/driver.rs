@@ -120,3 +120,47 @@ fn stepping_the_clock_changes_nothing() {
         stepped.probes[0].series.values
     );
 }
+
+#[test]
+fn emulated_hosts_send_and_receive_through_the_model() {
+    use satcc_core::scenario::world::emulated::EmulatedDesc;
+    let mut d = ScenarioBuilder::new("hosts", 100.0)
+        .host("a")
+        .host("b")
+        .duplex("ab", "a", "b", 8e6, 0.010)
+        .build();
+    for (name, node, address) in [("left", "a", "10.77.0.1"), ("right", "b", "10.77.0.2")] {
+        d.emulate.push(EmulatedDesc {
+            name: name.into(),
+            node: node.into(),
+            address: address.into(),
+        });
+    }
+    let mut w = World::build(&d).unwrap();
+    w.drive();
+    let hosts = w.emulated_hosts();
+    assert_eq!(hosts.len(), 2);
+    assert_eq!(hosts[1].address.to_string(), "10.77.0.2");
+    let (left, right) = (hosts[0], hosts[1]);
+    assert_eq!(w.send_from_host(left, right, 1000), 0);
+    assert_eq!(w.send_from_host(left, right, 1000), 1);
+    w.run_until(Time(5 * MS));
+    assert_eq!(w.send_from_host(right, left, 40), 0);
+    w.run_until(Time(30 * MS));
+    let at_right = w.take_arrived(right);
+    let times: Vec<(u64, u64)> = at_right.iter().map(|(t, p)| (t.ps(), p.seq)).collect();
+    // 1 ms of serialisation each, then 10 ms.
+    assert_eq!(times, vec![(11 * MS, 0), (12 * MS, 1)]);
+    assert_eq!(at_right[0].1.flow, left.flow);
+    let at_left = w.take_arrived(left);
+    assert_eq!(at_left.len(), 1);
+    assert_eq!(at_left[0].0.ps(), 5 * MS + 40 * 1_000_000 + 10 * MS);
+    assert!(w.take_arrived(left).is_empty(), "taken once");
+    let s = summary::summarise(&w);
+    assert_eq!(s["emulate.left.sent_packets"], 2);
+    assert_eq!(s["emulate.left.delivered_packets"], 2);
+    assert_eq!(s["emulate.right.received_bytes"], 2000);
+    assert_eq!(s["emulate.left.received_packets"], 1);
+    assert_eq!(s["emulate.left.delay_max_s"], 0.012);
+    assert_eq!(s["run.pdus_unaccounted"], 0);
+}

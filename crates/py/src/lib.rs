@@ -1,13 +1,15 @@
-//! Python bindings of satcc-core. Thin by design: it converts descriptions
+//! Python bindings of satcc-core and satcc-emu. Thin by design: it converts descriptions
 //! and results, and releases the GIL around simulation; every model lives in
 //! the core crate.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use satcc_core::apps::fgn::paxson_fgn;
 use satcc_core::engine::RngStream;
 use satcc_core::scenario::{summary, Description, World};
+use satcc_emu::{EmuConfig, Emulator};
+use std::sync::atomic::Ordering;
 
 /// A built simulation (Send: a Dask worker thread may create it and another
 /// thread drop it), advanced in chunks so Python can show progress and
@@ -90,6 +92,75 @@ impl Simulation {
     }
 }
 
+/// A running emulation (`satcc emulate`): the loop runs on its own thread;
+/// Python sets up the namespaces, runs the hosts' commands, watches the
+/// progress and stops it.
+#[pyclass]
+struct Emulation {
+    emu: Option<Emulator>,
+}
+
+#[pymethods]
+impl Emulation {
+    /// Builds the world, creates each host's TUN device in its namespace
+    /// (`config_json`: satcc_emu::EmuConfig) and starts the loop.
+    #[new]
+    fn new(py: Python<'_>, description_json: &str, config_json: &str) -> PyResult<Emulation> {
+        let cfg: EmuConfig = serde_json::from_str(config_json)
+            .map_err(|e| PyValueError::new_err(format!("emulator set-up: {e}")))?;
+        let emu = py
+            .detach(|| Emulator::start(description_json, cfg))
+            .map_err(PyRuntimeError::new_err)?;
+        Ok(Emulation { emu: Some(emu) })
+    }
+
+    /// (model time in s, packets read from hosts, packets written to hosts).
+    fn progress(&self) -> (f64, u64, u64) {
+        match &self.emu {
+            Some(e) => {
+                let p = e.progress();
+                (
+                    e.model_time().as_secs_f64(),
+                    p.read.load(Ordering::Relaxed),
+                    p.written.load(Ordering::Relaxed),
+                )
+            }
+            None => (f64::NAN, 0, 0),
+        }
+    }
+
+    /// True once the loop has ended (the scenario's duration was reached).
+    #[getter]
+    fn finished(&self) -> bool {
+        self.emu.as_ref().is_none_or(Emulator::finished)
+    }
+
+    /// Stops the loop and returns (summary JSON, [(probe, times bytes,
+    /// values bytes)]); the devices are closed.
+    fn stop<'py>(&mut self, py: Python<'py>) -> PyResult<(String, SeriesBytes<'py>)> {
+        let emu = self
+            .emu
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the emulation was already stopped"))?;
+        let report = py.detach(|| emu.join()).map_err(PyRuntimeError::new_err)?;
+        let series = report
+            .series
+            .iter()
+            .map(|(name, t, v)| {
+                (
+                    name.clone(),
+                    PyBytes::new(py, &f64_bytes(t)),
+                    PyBytes::new(py, &f64_bytes(v)),
+                )
+            })
+            .collect();
+        Ok((summary::to_json(&report.summary), series))
+    }
+}
+
+/// Probe series: (name, times bytes, values bytes).
+type SeriesBytes<'py> = Vec<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)>;
+
 fn f64_bytes(xs: &[f64]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -126,6 +197,7 @@ fn fgn<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_class::<Emulation>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;

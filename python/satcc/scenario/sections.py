@@ -8,7 +8,7 @@ Adding a section is one module with its SECTION, and one line here.
 
 from __future__ import annotations
 
-from . import arrivals, links, nodes, probes, run, sinks, sources, tcp, udp_rr
+from . import arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, udp_rr
 from .tables import Section
 
 SECTIONS: tuple[Section, ...] = (
@@ -20,5 +20,6 @@ SECTIONS: tuple[Section, ...] = (
     tcp.SECTION,
     udp_rr.SECTION,
     arrivals.SECTION,
+    emulate.SECTION,
     probes.SECTION,
 )

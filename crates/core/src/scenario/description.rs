@@ -6,7 +6,7 @@
 //! entry deserialise straight into the models' own configs (`TcpConfig`,
 //! `AbrConfig`, `EricaConfig`, ...).
 
-use super::world::{arrivals, links, probes, sources, tcp, udp_rr};
+use super::world::{arrivals, emulated, links, probes, sources, tcp, udp_rr};
 use super::BuildError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -37,6 +37,8 @@ pub struct Description {
     pub udp_rr: Vec<udp_rr::UdpRrDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arrivals: Vec<arrivals::ArrivalsDesc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emulate: Vec<emulated::EmulatedDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

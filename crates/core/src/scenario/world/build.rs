@@ -108,6 +108,7 @@ impl World {
         let (tcp, shapers) = b.tcp()?;
         let udp = b.udp_rr()?;
         let arrivals = b.arrivals()?;
+        b.emulated()?;
         b.probes()?;
         b.w.stop_when = match &d.stop_when {
             None => None,

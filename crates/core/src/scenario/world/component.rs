@@ -11,6 +11,7 @@
 use super::arrivals::FlowArrivals;
 use super::atm::VcPair;
 use super::driver::Exit;
+use super::emulated::EmulatedHost;
 use super::probes::ProbeMemory;
 use super::shaper::ShaperComp;
 use super::sources::{SinkComp, SourceComp};
@@ -64,13 +65,14 @@ pub enum Component {
     Shaper(Box<ShaperComp>),
     Arrivals(Box<FlowArrivals>),
     Exit(Box<Exit>),
+    Emulated(Box<EmulatedHost>),
 }
 
 impl Component {
     pub fn agents(&self) -> usize {
         match self {
             Component::Vacant | Component::Source(_) | Component::Arrivals(_) => 0,
-            Component::Sink(_) | Component::Exit(_) => 1,
+            Component::Sink(_) | Component::Exit(_) | Component::Emulated(_) => 1,
             Component::Tcp(_) | Component::UdpRr(_) => 2,
             Component::Vcs(_) => VcPair::AGENTS,
             Component::Shaper(_) => ShaperComp::AGENTS,
@@ -79,7 +81,10 @@ impl Component {
 
     pub fn timers(&self) -> usize {
         match self {
-            Component::Vacant | Component::Sink(_) | Component::Exit(_) => 0,
+            Component::Vacant
+            | Component::Sink(_)
+            | Component::Exit(_)
+            | Component::Emulated(_) => 0,
             Component::Source(_)
             | Component::UdpRr(_)
             | Component::Arrivals(_)
@@ -94,6 +99,7 @@ impl Component {
             Component::Tcp(c) => c.attach(agents),
             Component::UdpRr(c) => c.attach(agents),
             Component::Vcs(c) => c.attach(agents),
+            Component::Emulated(c) => c.attach(agents),
             _ => {}
         }
     }
@@ -107,7 +113,10 @@ impl Component {
             Component::Vcs(c) => c.wakeup(k, now),
             Component::Arrivals(c) => c.wakeup(),
             Component::Shaper(c) => c.wakeup(),
-            Component::Vacant | Component::Sink(_) | Component::Exit(_) => Time::NEVER,
+            Component::Vacant
+            | Component::Sink(_)
+            | Component::Exit(_)
+            | Component::Emulated(_) => Time::NEVER,
         }
     }
 
@@ -119,7 +128,10 @@ impl Component {
             Component::Vcs(c) => c.on_timer(k, cx),
             Component::Arrivals(c) => c.on_timer(cx),
             Component::Shaper(c) => c.on_timer(cx),
-            Component::Vacant | Component::Sink(_) | Component::Exit(_) => {}
+            Component::Vacant
+            | Component::Sink(_)
+            | Component::Exit(_)
+            | Component::Emulated(_) => {}
         }
     }
 
@@ -131,6 +143,7 @@ impl Component {
             Component::UdpRr(c) => c.on_pdu(agent, p, cx),
             Component::Vcs(c) => c.on_pdu(agent, p, cx),
             Component::Exit(c) => c.on_pdu(p, cx),
+            Component::Emulated(c) => c.on_pdu(p, cx),
             Component::Shaper(c) => c.on_pdu(p, cx),
             Component::Vacant | Component::Source(_) | Component::Arrivals(_) => {}
         }
@@ -146,6 +159,7 @@ impl Component {
             Component::Vcs(c) => c.summarise(s, view),
             Component::Arrivals(c) => c.summarise(s, view),
             Component::Shaper(c) => c.summarise(s, view.now),
+            Component::Emulated(c) => c.summarise(s, view),
             Component::Vacant | Component::Exit(_) => {}
         }
     }
@@ -157,6 +171,7 @@ impl Component {
             Component::Source(c) => c.sample(metric, mem, dt),
             Component::Sink(c) => c.sample(metric, mem, dt),
             Component::Tcp(c) => c.sample(metric, mem, dt, view),
+            Component::Emulated(c) => c.sample(metric, mem, dt, view),
             _ => f64::NAN,
         }
     }

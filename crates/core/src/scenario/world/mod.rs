@@ -20,6 +20,7 @@ pub mod atm;
 mod build;
 pub mod component;
 pub mod driver;
+pub mod emulated;
 pub mod links;
 pub mod netpipe;
 pub mod ports;

@@ -6,6 +6,7 @@
 
 use super::build::{at, Builder, Names};
 use super::component::View;
+use super::emulated::EmulatedHost;
 use super::links;
 use super::ports::PortKind;
 use super::sources::{SinkComp, SourceComp};
@@ -34,6 +35,7 @@ pub fn metrics() -> Vec<(&'static str, Vec<&'static str>)> {
         ("sink", SinkComp::METRICS.to_vec()),
         ("source", SourceComp::METRICS.to_vec()),
         ("tcp", TcpConn::METRICS.to_vec()),
+        ("emulate", EmulatedHost::METRICS.to_vec()),
     ]
 }
 
@@ -136,6 +138,9 @@ impl Builder<'_> {
                 "sink" => Target::Component(self.find("sink", "sink", &p.of, &at)?),
                 "source" => Target::Component(self.find("source", "source", &p.of, &at)?),
                 "tcp" => Target::Component(self.find("tcp", "tcp connection", &p.of, &at)?),
+                "emulate" => {
+                    Target::Component(self.find("emulate", "emulated host", &p.of, &at)?)
+                }
                 other => return Err(BuildError(format!("{at}: unknown probe target {other:?}"))),
             };
             let metric = metric_index(&p.target, &p.metric)

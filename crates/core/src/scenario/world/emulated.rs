@@ -1,0 +1,220 @@
+//! Hosts outside the model (`[emulate.NAME]`): real Linux hosts, each a
+//! network namespace attached at a node through a TUN device, whose IP
+//! packets cross the modelled network in real time (`satcc emulate`, the
+//! `satcc-emu` crate). In the world such a host is an injection point and
+//! an exit: what it sends enters at its node (`World::send_from_host`), what
+//! is addressed to it waits at its agent until the driver takes it
+//! (`World::take_arrived`). A simulation of the same scenario runs the
+//! network with these hosts silent.
+//!
+//! Each host's packets are one flow, so the run's conservation check and
+//! the per-direction figures (`emulate.NAME.*`) cover them like any
+//! source's.
+
+use super::build::{at, Builder};
+use super::component::{Component, Ctx, View};
+use super::probes::ProbeMemory;
+use super::World;
+use crate::engine::Time;
+use crate::net::{AgentAddr, Header, Pdu};
+use crate::scenario::summary::{num, put, rate, Summary, PS};
+use crate::scenario::BuildError;
+use serde::{Deserialize, Serialize};
+use std::net::Ipv4Addr;
+
+/// An `emulate[]` entry: where the host is attached and its IPv4 address
+/// (the emulator delivers a packet to the host that owns its destination).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EmulatedDesc {
+    pub name: String,
+    pub node: String,
+    pub address: String,
+}
+
+pub struct EmulatedHost {
+    pub name: String,
+    pub node: u32,
+    pub address: Ipv4Addr,
+    /// The flow of the packets this host sends.
+    pub flow: u32,
+    agent: AgentAddr,
+    sent_packets: u64,
+    sent_bytes: u64,
+    received_packets: u64,
+    received_bytes: u64,
+    /// Arrived, with their arrival times, until the driver takes them.
+    arrived: Vec<(Time, Pdu)>,
+}
+
+/// What the driver needs to move one host's packets: its component id, node,
+/// address and flow.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HostHandle {
+    pub id: u32,
+    pub node: u32,
+    pub address: Ipv4Addr,
+    pub flow: u32,
+}
+
+impl EmulatedHost {
+    pub const METRICS: &'static [&'static str] =
+        &["sent_bps", "delivered_bps", "received_bps", "delay_mean_s"];
+
+    pub fn attach(&mut self, agents: &[AgentAddr]) {
+        self.agent = agents[0];
+    }
+
+    pub fn on_pdu(&mut self, p: &Pdu, cx: &mut Ctx<'_>) {
+        self.received_packets += 1;
+        self.received_bytes += u64::from(p.bytes);
+        // The sender's flow books the delivery and its one-way delay.
+        let flow = &mut cx.flows[p.flow as usize];
+        flow.received_packets += 1;
+        flow.received_bytes += u64::from(p.bytes);
+        flow.delay.record(cx.now.since(p.created).ps());
+        self.arrived.push((cx.now, *p));
+    }
+
+    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+        let f = &view.flows[self.flow as usize];
+        let p = format!("emulate.{}.", self.name);
+        let secs = view.now.as_secs_f64();
+        put(s, p.clone() + "sent_packets", self.sent_packets);
+        put(s, p.clone() + "sent_bytes", self.sent_bytes);
+        put(s, p.clone() + "delivered_packets", f.received_packets);
+        put(s, p.clone() + "delivered_bytes", f.received_bytes);
+        put(s, p.clone() + "dropped", f.dropped);
+        put(s, p.clone() + "errored", f.errored);
+        let held = view.in_flight.get(self.flow as usize).copied().unwrap_or(0);
+        put(s, p.clone() + "in_flight", held);
+        put(
+            s,
+            p.clone() + "delivered_bps",
+            num(rate(f.received_bytes, secs)),
+        );
+        put(
+            s,
+            p.clone() + "delay_mean_s",
+            num(f.delay.summary.mean() * PS),
+        );
+        put(
+            s,
+            p.clone() + "delay_p50_s",
+            num(f.delay.quantile(0.5) * PS),
+        );
+        put(
+            s,
+            p.clone() + "delay_p99_s",
+            num(f.delay.quantile(0.99) * PS),
+        );
+        put(
+            s,
+            p.clone() + "delay_max_s",
+            num(f.delay.quantile(1.0) * PS),
+        );
+        put(s, p.clone() + "received_packets", self.received_packets);
+        put(s, p + "received_bytes", self.received_bytes);
+    }
+
+    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
+        let f = &view.flows[self.flow as usize];
+        match Self::METRICS[metric] {
+            "sent_bps" => mem.per_interval(self.sent_bytes as f64 * 8.0, dt),
+            "delivered_bps" => mem.per_interval(f.received_bytes as f64 * 8.0, dt),
+            "received_bps" => mem.per_interval(self.received_bytes as f64 * 8.0, dt),
+            _ => mem.interval_mean(
+                f.delay.summary.mean() * f.delay.count() as f64 * PS,
+                f.delay.count() as f64,
+            ),
+        }
+    }
+}
+
+impl Builder<'_> {
+    pub(super) fn emulated(&mut self) -> Result<(), BuildError> {
+        for e in &self.d.emulate {
+            let at = at("emulate", &e.name);
+            let node = self.node(&e.node, &at)?;
+            let address: Ipv4Addr = e.address.parse().map_err(|_| {
+                BuildError(format!(
+                    "{at}: address {:?} is not an IPv4 address",
+                    e.address
+                ))
+            })?;
+            let host = EmulatedHost {
+                name: e.name.clone(),
+                node,
+                address,
+                flow: self.w.new_flows(1),
+                agent: AgentAddr::default(),
+                sent_packets: 0,
+                sent_bytes: 0,
+                received_packets: 0,
+                received_bytes: 0,
+                arrived: Vec::new(),
+            };
+            self.add_named("emulate", &e.name, Component::Emulated(Box::new(host)));
+        }
+        Ok(())
+    }
+}
+
+impl World {
+    /// The hosts outside the model, in description order.
+    pub fn emulated_hosts(&self) -> Vec<HostHandle> {
+        let mut hosts: Vec<HostHandle> = Vec::new();
+        for (id, c) in self.comps.iter().enumerate() {
+            if let Component::Emulated(h) = c {
+                hosts.push(HostHandle {
+                    id: id as u32,
+                    node: h.node,
+                    address: h.address,
+                    flow: h.flow,
+                });
+            }
+        }
+        hosts.sort_by_key(|h| h.flow);
+        hosts
+    }
+
+    /// Host `from` sends a packet of `bytes` (its IP length) to host `to`
+    /// now: it enters the network at `from`'s node. Returns its sequence
+    /// number in `from`'s flow, by which the driver finds its bytes again.
+    pub fn send_from_host(&mut self, from: HostHandle, to: HostHandle, bytes: u32) -> u64 {
+        let Component::Emulated(dst) = &self.comps[to.id as usize] else {
+            panic!("send_from_host: {to:?} is not an emulated host");
+        };
+        let agent = dst.agent;
+        let Component::Emulated(src) = &mut self.comps[from.id as usize] else {
+            panic!("send_from_host: {from:?} is not an emulated host");
+        };
+        let seq = src.sent_packets;
+        src.sent_packets += 1;
+        src.sent_bytes += u64::from(bytes);
+        let p = Pdu {
+            bytes,
+            flow: from.flow,
+            seq,
+            src_node: from.node,
+            dst_node: to.node,
+            dst_agent: agent.index,
+            dst_gen: agent.gen,
+            created: self.now,
+            enqueued: self.now,
+            header: Header::Ip,
+            ..Pdu::default()
+        };
+        self.inject(from.node, p);
+        seq
+    }
+
+    /// The packets that reached `host` since the last call, with their
+    /// arrival times, in order.
+    pub fn take_arrived(&mut self, host: HostHandle) -> Vec<(Time, Pdu)> {
+        match &mut self.comps[host.id as usize] {
+            Component::Emulated(h) => std::mem::take(&mut h.arrived),
+            _ => Vec::new(),
+        }
+    }
+}
