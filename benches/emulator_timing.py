@@ -7,7 +7,8 @@ For each rate and spin setting, one iperf3 TCP (CUBIC) transfer runs for
 `--seconds` through an emulated path of that rate (25 ms each way, a
 drop-tail buffer of 100 packets), and the emulator reports how late it wrote
 each packet compared with the instant the model delivered it: median, 99th
-percentile and maximum over every packet, per run. Also printed: the
+percentile and maximum over every packet: the median over the runs of
+each run's median, every run's p99, and the largest maximum. Also printed: the
 goodput iperf3 measured against what the link leaves for data, and the
 CPU time of the whole process tree per second of run (the spin costs CPU).
 Needs root, /dev/net/tun and iperf3. Figures go to BENCHMARKS.md with the
@@ -86,7 +87,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     print(
-        f"{'rate':>9} {'spin':>5} {'median µs':>10} {'p99 µs':>8} {'max µs':>8} "
+        f"{'rate':>9} {'spin':>5} {'median µs':>10} {'p99 µs (runs)':>24} {'max µs':>8} "
         f"{'packets':>8} {'goodput':>8} {'cpu/s':>6}"
     )
     for rate in args.rates.split(","):
@@ -94,8 +95,10 @@ def main() -> None:
             runs = [one(rate.strip(), args.seconds, spin) for _ in range(args.repeats)]
             assert all(r["unaccounted"] == 0 for r in runs)
             med = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+            p99s = " / ".join(f"{r['p99_us']:.0f}" for r in runs)
             print(
-                f"{rate.strip():>9} {spin:>5g} {med['median_us']:>10.1f} {med['p99_us']:>8.1f} "
+                f"{rate.strip():>9} {spin:>5g} {med['median_us']:>10.1f} "
+                f"{p99s:>24} "
                 f"{max(r['max_us'] for r in runs):>8.0f} {med['packets']:>8.0f} "
                 f"{med['goodput_share']:>8.3f} {med['cpu_per_s']:>6.2f}",
                 flush=True,

@@ -187,6 +187,7 @@ def test_iperf3_fills_an_emulated_2_mbps_path(tmp_path):
     assert s["emulator.release_error_packets"] == s["emulator.packets_written"] > 1000
     assert s["emulator.release_error_early_packets"] == 0
     assert s["emulator.release_error_median_us"] >= 0
+    assert s["emulator.realtime"] is True  # root may use SCHED_FIFO
 
 
 UDP_SEND = """

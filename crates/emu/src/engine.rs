@@ -38,6 +38,13 @@ pub struct EmuConfig {
     pub spin_ns: u64,
     #[serde(default = "default_slack_ns")]
     pub timer_slack_ns: u64,
+    /// The loop thread's SCHED_FIFO priority; 0: the normal scheduler.
+    #[serde(default = "default_realtime_priority")]
+    pub realtime_priority: i32,
+}
+
+fn default_realtime_priority() -> i32 {
+    50
 }
 
 fn default_spin_ns() -> u64 {
@@ -106,6 +113,8 @@ struct Emulation {
     written: u64,
     write_errors: u64,
     spin: Duration,
+    /// The loop runs at a real-time priority.
+    realtime: bool,
     buf: Vec<u8>,
 }
 
@@ -119,6 +128,10 @@ pub struct Report {
 impl Emulation {
     fn new(d: &Description, cfg: &EmuConfig) -> Result<Emulation, String> {
         clock::set_timer_slack(cfg.timer_slack_ns)?;
+        // Without the privilege the loop still runs, only later at times;
+        // the summary says which it was.
+        let realtime =
+            cfg.realtime_priority > 0 && clock::set_realtime(cfg.realtime_priority).is_ok();
         let mut world = World::build(d).map_err(|e| e.0)?;
         world.drive();
         let handles = world.emulated_hosts();
@@ -164,6 +177,7 @@ impl Emulation {
             written: 0,
             write_errors: 0,
             spin: Duration::from_nanos(cfg.spin_ns),
+            realtime,
             buf: vec![0; BUFFER],
         })
     }
@@ -274,6 +288,7 @@ impl Emulation {
         }
         let mut s = summary::summarise(&self.world);
         put(&mut s, "emulator.stop_reason".into(), why);
+        put(&mut s, "emulator.realtime".into(), self.realtime);
         put(&mut s, "emulator.packets_read".into(), self.read);
         put(&mut s, "emulator.packets_written".into(), self.written);
         put(&mut s, "emulator.write_errors".into(), self.write_errors);
