@@ -131,6 +131,40 @@ def test_cleanup_takes_no_scenario(tmp_path):
     assert "--cleanup takes no scenario" in done.stderr
 
 
+def test_the_run_report_names_failed_commands_and_unmoved_packets():
+    from satcc.emulate import report
+
+    info = {
+        "ended_by": "commands",
+        "commands": {
+            "client": {
+                "command": "false",
+                "background": False,
+                "stopped_by_run": False,
+                "exit_code": 1,
+            },
+            "server": {
+                "command": "iperf3 -s",
+                "background": True,
+                "stopped_by_run": True,
+                "exit_code": -15,
+            },
+            "late": {
+                "command": "sleep 9",
+                "background": False,
+                "stopped_by_run": True,
+                "exit_code": -15,
+            },
+        },
+    }
+    assert report.failed_hosts(info) == ["client"]
+    summary = {"emulator.release_error_median_us": 20.5, "emulator.no_such_host": 3}
+    text = report.lines(summary, info)
+    assert text[0].startswith("release-time error: median 20.5 µs")
+    assert text[1] == "not moved: 3 no such host"
+    assert text[3] == "server: 'iperf3 -s' (stopped by the run)"
+
+
 def test_a_simulation_of_an_emulation_scenario_runs_with_the_hosts_silent():
     r = satcc.run(path("10 Mbps", "1 ms") | {"run": {"name": "s", "duration": "1 s"}})
     assert r.summary["emulate.left.sent_packets"] == 0

@@ -361,6 +361,7 @@ def emulate(
     """Run the scenario in FILE in real time, its [emulate.NAME] hosts being
     real Linux network namespaces, and print its figures as `satcc run` does."""
     from satcc import emulate as emulation
+    from satcc.emulate import report
 
     if cleanup:
         if file is not None:
@@ -402,10 +403,11 @@ def emulate(
         write_result(result, out)
     if not quiet:
         print_run_summary(result)
-        _print_emulation(result)
+        for line in report.lines(result.summary, result.info):
+            click.echo(line)
     if out is not None:
         _note(f"wrote {out}{os.sep}", quiet)
-    failed = [h for h, c in result.info["commands"].items() if _command_failed(c)]
+    failed = report.failed_hosts(result.info)
     missing = result.summary.get("run.pdus_unaccounted", 0)
     if missing:
         _error(f"{missing:,} PDUs are unaccounted for: a defect of satcc; please report it")
@@ -422,31 +424,6 @@ def _host_command(text: str) -> tuple[str, str]:
     if not sep or not host.strip():
         raise BadInput(f"bad --command {text!r}: expected HOST=CMD")
     return host.strip(), command
-
-
-def _command_failed(c: dict) -> bool:
-    """A foreground command that ended by itself with a non-zero status."""
-    return not c["background"] and not c["stopped_by_run"] and c["exit_code"] not in (0, None)
-
-
-def _print_emulation(result: Any) -> None:
-    s = result.summary
-    get = lambda key: s.get(f"emulator.{key}")  # noqa: E731
-    click.echo(
-        f"release-time error: median {fmt.number(get('release_error_median_us'))} µs, "
-        f"p99 {fmt.number(get('release_error_p99_us'))} µs, "
-        f"max {fmt.number(get('release_error_max_us'))} µs "
-        f"over {fmt.count(get('release_error_packets'))} packets; "
-        f"ended by {result.info['ended_by']}"
-    )
-    ignored = {k: get(k) for k in ("not_ipv4", "truncated", "no_such_host", "write_errors")}
-    ignored["payload_missing"] = get("payload_missing")
-    shown = ", ".join(f"{fmt.count(v)} {k.replace('_', ' ')}" for k, v in ignored.items() if v)
-    if shown:
-        click.echo(f"not moved: {shown}")
-    for host, c in result.info["commands"].items():
-        state = "stopped by the run" if c["stopped_by_run"] else f"exit {c['exit_code']}"
-        click.echo(f"{host}: {c['command']!r} ({state})")
 
 
 # ---------------------------------------------------------------------------
