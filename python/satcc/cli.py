@@ -555,6 +555,12 @@ Examples:
     is_flag=True,
     help="Exit 0 even when checks are outside tolerance (the table still says which).",
 )
+@click.option(
+    "--emulate",
+    is_flag=True,
+    help="Then run real tools over the same models in real time, beside the simulation "
+    "(studies that have an emulated mode; root and /dev/net/tun).",
+)
 def reproduce(
     study: str | None,
     list_: bool,
@@ -563,6 +569,7 @@ def reproduce(
     out: Path | None,
     quiet: bool,
     allow_fail: bool,
+    emulate: bool,
 ) -> int:
     """Run STUDY and compare the simulator with the published values.
 
@@ -581,6 +588,8 @@ def reproduce(
     if study == "all":
         from satcc.report import reproduce_all
 
+        if emulate:
+            raise BadInput("--emulate runs one study at a time, not `all`")
         root = out if out is not None else Path("results")
         status = reproduce_all(
             quick,
@@ -599,14 +608,21 @@ def reproduce(
     out_dir = out if out is not None else Path("results") / chosen.name
     # No _input_errors() here: the scenarios are the study's, not the user's,
     # so a scenario error in a study is a bug in satcc (exit 1), not bad input.
-    table = studies.reproduce(
-        chosen,
-        quick=quick,
-        jobs=jobs,
-        out=out_dir,
-        progress=_progress_wanted(quiet),
-        show=not quiet,
-    )
+    from satcc.emulate import EmulationSetupError
+    from satcc.studies.framework import NoEmulation
+
+    try:
+        table = studies.reproduce(
+            chosen,
+            quick=quick,
+            jobs=jobs,
+            out=out_dir,
+            progress=_progress_wanted(quiet),
+            show=not quiet,
+            emulate=emulate,
+        )
+    except (NoEmulation, EmulationSetupError) as e:
+        raise BadInput(str(e)) from e
     if quiet:
         from satcc.studies.framework import verdict_line
 

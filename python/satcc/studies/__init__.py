@@ -11,6 +11,7 @@ from satcc.studies import (
     netpipe_satellite,
     queueing_theory,
     tcp_crosscheck,
+    tcp_sim_vs_linux,
 )
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
 
@@ -22,6 +23,7 @@ STUDIES: dict[str, Study] = {
         netpipe_satellite.STUDY,
         tcp_crosscheck.STUDY,
         abr_effcap.STUDY,
+        tcp_sim_vs_linux.STUDY,
     )
 }
 

@@ -140,6 +140,19 @@ class Reference:
 
 
 @dataclass(frozen=True)
+class Emulated:
+    """What a study's emulation adds to its reproduction: tables that put
+    real tools beside the simulation, and the files it wrote."""
+
+    tables: list[Any]
+    files: list[str]
+
+
+class NoEmulation(ValueError):
+    """The study has no emulated mode."""
+
+
+@dataclass(frozen=True)
 class Study:
     """A reproducible comparison between the simulator and published results.
 
@@ -171,6 +184,14 @@ class Study:
     # Labels of runs that only full mode makes: quick mode leaves them out,
     # and their references with them.
     full_only: frozenset[str] = frozenset()
+    # Real tools over the same models in real time (`satcc reproduce STUDY
+    # --emulate`, docs/emulate.md): run after the simulated study, given its
+    # runs and summaries; writes its files into the output folder and
+    # returns what to print and the names of the files written.
+    emulation: (
+        Callable[[list[RunSpec], dict[tuple[int, int], dict[str, Any]], Path, bool], Emulated]
+        | None
+    ) = None
 
     def references_for(self, quick: bool) -> list[Reference]:
         """The references a run in this mode is compared with."""
@@ -581,6 +602,12 @@ def print_comparison(
     console.print(verdict_line(table), style="bold", highlight=False)
 
 
+def say(line: str) -> None:
+    """A progress line on stderr, for steps that take long and run one by
+    one (emulations in real time)."""
+    Console(stderr=True).print(f"[dim]{line}[/dim]", highlight=False)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so that readers see the old content or the new, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -641,6 +668,7 @@ def reproduce(
     console: Console | None = None,
     show: bool = True,
     worker: Callable[[dict[str, Any], int], dict[str, Any]] = run_one,
+    emulate: bool = False,
 ) -> pd.DataFrame:
     """Run `study`, compare with its references, print and write the table.
 
@@ -649,9 +677,17 @@ def reproduce(
     <out>/campaign-<satcc version>/, so an interrupted reproduction resumes
     and a repeated one reuses its runs; the tables are written once every
     run has finished. A custom `worker` (tests) runs without a store.
+    With `emulate`, the study's emulation then runs real tools over the
+    same models (needs root and /dev/net/tun; checked before anything runs).
     """
     from satcc import _core
 
+    if emulate:
+        if study.emulation is None:
+            raise NoEmulation(f"study {study.name} has no emulated mode")
+        from satcc.emulate.namespaces import check_machine
+
+        check_machine()
     specs = study.runs(quick)
     seeds = list(study.seeds(quick))
     out_dir = Path(out) if out is not None else Path("results") / study.name
@@ -675,6 +711,12 @@ def reproduce(
     if show:
         console = console or table_console()
         print_comparison(study, table, console, quick=quick)
-        if written:
-            console.print(f"also wrote {', '.join(written)}", highlight=False)
+    if emulate:
+        emulated = study.emulation(specs, summaries, out_dir, quick)
+        written += emulated.files
+        if show:
+            for part in emulated.tables:
+                console.print(part)
+    if show and written:
+        console.print(f"also wrote {', '.join(written)}", highlight=False)
     return table

@@ -588,6 +588,18 @@ def artifacts(
     return netpipe_figures.write(specs, summaries, out)
 
 
+def emulation(
+    specs: list[RunSpec],
+    summaries: dict[tuple[int, int], dict[str, Any]],
+    out: Path,
+    quick: bool,
+) -> Any:
+    """`--emulate`: NPtcp and Linux TCP over the same path (netpipe_emulated)."""
+    from satcc.studies import netpipe_emulated
+
+    return netpipe_emulated.emulation(specs, summaries, out, quick)
+
+
 STUDY = Study(
     name="netpipe-satellite",
     title="NetPIPE over an E1 ATM satellite path with delay and bit errors",
@@ -603,4 +615,5 @@ STUDY = Study(
     seeds=seeds,
     quick_note="fewer delays, socket sizes and error rates, and 2 seeds instead of 5",
     artifacts=artifacts,
+    emulation=emulation,
 )

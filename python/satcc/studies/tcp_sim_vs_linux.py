@@ -1,0 +1,551 @@
+"""Study `tcp-sim-vs-linux`: satcc's TCP against Linux's, on the same paths.
+
+Each case is one path (a bottleneck link each way between two hosts) run
+twice: simulated, with satcc's TCP set up as a Linux host is (the "linux"
+preset: SACK, IW 10, 200 ms minimum RTO, 40 ms delayed ACKs; MSS 1448 and
+52 header bytes, as Linux sends with timestamps over a 1500-byte MTU), and
+emulated in real time (`satcc emulate`), the same modelled path carrying a
+bulk transfer between two real Linux hosts (`satcc.emulate.bulk`). Reno and
+CUBIC are compared; Linux BBR is run on every path and shown beside them
+(satcc has no BBR).
+
+The grid: two window-limited paths (the receiver's window below the
+bandwidth-delay product; Linux's set with TCP_WINDOW_CLAMP), three
+buffer-limited ones (a drop-tail bottleneck buffer of about half the
+bandwidth-delay product, no window limit), at RTTs of 20, 100 and 550 ms,
+and one with random loss (1e-3 per data packet, shown, not judged).
+
+Goodput is the payload delivered in order between the end of a warm-up and
+the end of the transfer, time zero being the connection's SYN (satcc models
+the handshake; in Linux, the call to connect()). Completion time is that of a transfer of a fixed
+size, from the same time zero to its last byte's arrival. The judged checks
+are satcc/Linux for both, against 1 with a 10 % tolerance, on the lossless
+cases. Every emulated run reports its release-time error (how late the
+emulator let packets out), shown beside its result. Without root or
+/dev/net/tun nothing is emulated and nothing judged; the simulated side and
+the models are shown. docs/tcp-sim-vs-linux.md lists each setting matched,
+and explains the differences.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from satcc import fmt
+from satcc.analysis.tcp import MATHIS_C_DELAYED_ACK, mathis_throughput
+from satcc.fmt import MISSING
+from satcc.studies.framework import Reference, RunFailed, RunSpec, Study, say
+
+TOLERANCE = 0.10
+MSS = 1448
+HEADER = 52
+PACKET = MSS + HEADER
+PORT = 5201
+REVERSE_QUEUE_PACKETS = 1000
+LINUX_SOURCE = "Linux TCP (this machine's kernel) over the same emulated path"
+MODEL_SOURCE = "W/RTT (window-limited); Mathis et al. 1997 (random loss); link payload rate"
+JUDGED_CCS = ("reno", "cubic")
+SHOWN_CCS = ("bbr",)
+# The client starts this long after the devices are up (the server is
+# listening by then; the client retries a refused connection anyway).
+CLIENT_START_S = 0.3
+# The emulation runs this long past the transfer's end, for its close.
+CLOSE_MARGIN_S = 15.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One path of the grid, and how long to measure on it."""
+
+    label: str
+    kind: str  # "window", "buffer" or "loss"
+    rate_bps: float
+    rtt_s: float
+    queue_packets: int
+    window_bytes: int | None
+    loss: float
+    duration_s: float
+    warmup_s: float
+    transfer_bytes: int
+    quick: bool = False
+
+    @property
+    def judged(self) -> bool:
+        return self.kind != "loss"
+
+    def bdp_packets(self) -> float:
+        return self.rate_bps * self.rtt_s / 8 / PACKET
+
+    def shortened(self) -> Case:
+        """The quick-mode version: a third as long."""
+        return Case(
+            **{
+                **self.__dict__,
+                "duration_s": self.duration_s / 3,
+                "warmup_s": self.warmup_s / 3,
+                "transfer_bytes": self.transfer_bytes // 2,
+            }
+        )
+
+
+KIB = 1024
+CASES = (
+    Case("win64K-100ms", "window", 10e6, 0.100, 200, 64 * KIB, 0.0, 40, 5, 2_000_000, quick=True),
+    Case("win256K-550ms", "window", 10e6, 0.550, 400, 256 * KIB, 0.0, 60, 15, 4_000_000),
+    # About half the bandwidth-delay product of buffer (17, 83 and 92 packets).
+    Case("buf8-20ms", "buffer", 10e6, 0.020, 8, None, 0.0, 40, 5, 4_000_000, quick=True),
+    Case("buf40-100ms", "buffer", 10e6, 0.100, 40, None, 0.0, 60, 10, 4_000_000),
+    Case("buf46-550ms", "buffer", 2e6, 0.550, 46, None, 0.0, 120, 20, 1_000_000),
+    Case("loss1e-3-100ms", "loss", 10e6, 0.100, 400, None, 1e-3, 60, 10, 2_000_000),
+)
+BY_LABEL = {c.label: c for c in CASES}
+
+
+def case_of(spec: RunSpec) -> Case:
+    case = BY_LABEL[spec.params["case"]]
+    return case.shortened() if spec.params["quick"] else case
+
+
+# ---------------------------------------------------------------------------
+# The path, simulated and emulated
+
+
+def network(case: Case, name: str, duration_s: float) -> dict[str, Any]:
+    """The two hosts and the two directions of the bottleneck; the data
+    direction alone loses packets."""
+    one_way = f"{case.rtt_s / 2:.9g} s"
+    rate = f"{case.rate_bps:.9g} bps"
+    return {
+        "run": {"name": name, "duration": f"{duration_s:.9g} s"},
+        "nodes": {"a": {"type": "host"}, "b": {"type": "host"}},
+        "links": {
+            "ab": {
+                "from": "a",
+                "to": "b",
+                "rate": rate,
+                "delay": one_way,
+                "loss": case.loss,
+                "queue": {"type": "droptail", "limit": f"{case.queue_packets} packets"},
+            },
+            "ba": {
+                "from": "b",
+                "to": "a",
+                "rate": rate,
+                "delay": one_way,
+                "queue": {"type": "droptail", "limit": f"{REVERSE_QUEUE_PACKETS} packets"},
+            },
+        },
+    }
+
+
+def simulated(case: Case, cc: str, duration_s: float, size: int | None = None) -> dict:
+    """satcc's TCP as a Linux host runs it, for `duration_s`, sending
+    without end or `size` bytes."""
+    scenario = network(case, "tcp-sim-vs-linux", duration_s)
+    tcp: dict[str, Any] = {
+        "from": "a",
+        "to": "b",
+        "preset": "linux",
+        "congestion_control": cc,
+        # Linux's HyStart is part of tcp_cubic; its Reno has none.
+        "hystart": cc == "cubic",
+        "mss": f"{MSS} B",
+        "header": f"{HEADER} B",
+        "app": {"type": "bulk", **({"size": f"{size} B"} if size else {})},
+    }
+    if case.window_bytes is not None:
+        tcp["receive_buffer"] = f"{case.window_bytes} B"
+    scenario["tcp"] = {"f": tcp}
+    return scenario
+
+
+def emulated(case: Case, cc: str, work: Path, *, size: int | None = None) -> dict:
+    """The same path with two real hosts: `tx` at a sends to `rx` at b."""
+    seconds = case.duration_s if size is None else None
+    # A sized transfer gets the time the slowest window would need.
+    longest = case.duration_s if size is None else 4 * size * 8 / case.rate_bps + 10 * case.rtt_s
+    scenario = network(case, "tcp-sim-vs-linux", CLIENT_START_S + longest + CLOSE_MARGIN_S)
+    bulk = f"{sys.executable} -m satcc.emulate.bulk"
+    serve = f"{bulk} serve --port {PORT} --log {work / 'rx.json'}"
+    if case.window_bytes is not None:
+        serve += f" --window {case.window_bytes}"
+    how = f"--seconds {seconds:g} --warmup {case.warmup_s:g}" if size is None else f"--bytes {size}"
+    send = f"{bulk} send --to 10.77.0.2 --port {PORT} --log {work / 'tx.json'} --cc {cc} {how}"
+    scenario["emulate"] = {
+        "tx": {
+            "node": "a",
+            "address": "10.77.0.1",
+            "command": send,
+            "start": f"{CLIENT_START_S} s",
+        },
+        "rx": {"node": "b", "address": "10.77.0.2", "command": serve, "background": True},
+    }
+    return scenario
+
+
+def can_emulate() -> bool:
+    return os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
+
+
+# ---------------------------------------------------------------------------
+# Reading the Linux hosts' logs
+
+
+def received_by(rx: dict, t_ns: int) -> int:
+    """Bytes the receiver had read by `t_ns` (the log is a step function)."""
+    from bisect import bisect_right
+
+    i = bisect_right(rx["times_ns"], t_ns)
+    return rx["bytes"][i - 1] if i else 0
+
+
+def linux_goodput(tx: dict, rx: dict, warmup_s: float, duration_s: float) -> float:
+    """Payload b/s read by the receiver between warm-up and end, from the
+    sender's time zero."""
+    start = tx["start_ns"]
+    low = received_by(rx, start + int(warmup_s * 1e9))
+    high = received_by(rx, start + int(duration_s * 1e9))
+    return (high - low) * 8 / (duration_s - warmup_s)
+
+
+def linux_completion(tx: dict, rx: dict, size: int) -> float:
+    """Seconds from the sender's time zero to the receiver's reading the
+    last of `size` bytes; NaN if they never all arrived."""
+    if not rx["bytes"] or rx["bytes"][-1] < size:
+        return math.nan
+    from bisect import bisect_left
+
+    i = bisect_left(rx["bytes"], size)
+    return (rx["times_ns"][i] - tx["start_ns"]) / 1e9
+
+
+def linux_retransmissions(tx: dict) -> float:
+    """Segments retransmitted between the warm-up and the end."""
+    if tx.get("at_warmup") is None:
+        return math.nan
+    return float(tx["at_end"]["total_retrans"] - tx["at_warmup"]["total_retrans"])
+
+
+# ---------------------------------------------------------------------------
+# Running the Linux side: one emulation at a time, never beside another
+
+
+_lock = threading.Lock()
+_linux: dict[tuple, dict[str, float]] = {}
+
+
+def _emulate(scenario: dict, work: Path, what: str) -> tuple[dict, dict, dict]:
+    from satcc.emulate import emulate
+
+    result = emulate(scenario, seed=1)
+    try:
+        tx = json.loads((work / "tx.json").read_text())
+        rx = json.loads((work / "rx.json").read_text())
+    except (OSError, ValueError) as e:
+        out = "\n".join(f"{h}: {result.output(h)[-400:]}" for h in ("tx", "rx"))
+        raise RunFailed(f"the Linux hosts of {what} left no usable log ({e}):\n{out}") from e
+    return tx, rx, result.summary
+
+
+def _release(summary: dict, prefix: str) -> dict[str, float]:
+    return {
+        f"{prefix}release_p99_ms": float(summary["emulator.release_error_p99_us"]) / 1e3,
+        f"{prefix}release_max_ms": float(summary["emulator.release_error_max_us"]) / 1e3,
+    }
+
+
+def linux_measurements(case: Case, cc: str) -> dict[str, float]:
+    """Linux's goodput and retransmissions over the same window as the
+    simulation's, and, on a judged case, its completion time of the
+    case's transfer; each with the emulator's release-time error. Runs the
+    emulations the first time a (case, cc) is asked for."""
+    key = (case, cc)
+    with _lock:
+        if key not in _linux:
+            _linux[key] = _measure_linux(case, cc)
+        return _linux[key]
+
+
+def _measure_linux(case: Case, cc: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="satcc-sim-vs-linux-") as tmp:
+        work = Path(tmp)
+        say(f"emulating {case.label} with Linux {cc} ({case.duration_s:g} s)")
+        what = f"{case.label} ({cc}, bulk)"
+        tx, rx, summary = _emulate(emulated(case, cc, work), work, what)
+        out["linux_goodput_mbps"] = linux_goodput(tx, rx, case.warmup_s, case.duration_s) / 1e6
+        out["linux_retransmissions"] = linux_retransmissions(tx)
+        out.update(_release(summary, "linux_"))
+        if case.judged:
+            for name in ("tx.json", "rx.json"):
+                (work / name).unlink()
+            say(f"emulating {case.label} with Linux {cc} ({case.transfer_bytes:,} B transfer)")
+            scenario = emulated(case, cc, work, size=case.transfer_bytes)
+            what = f"{case.label} ({cc}, transfer)"
+            tx, rx, summary = _emulate(scenario, work, what)
+            out["linux_completion_s"] = linux_completion(tx, rx, case.transfer_bytes)
+            out.update(_release(summary, "linux_completion_"))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The study's runs and metrics
+
+
+def runs(quick: bool) -> list[RunSpec]:
+    specs = []
+    for full in CASES:
+        if quick and not full.quick:
+            continue
+        case = full.shortened() if quick else full
+        for cc in JUDGED_CCS:
+            params = {
+                "case": case.label,
+                "quick": quick,
+                "congestion_control": cc,
+                "rate_bps": case.rate_bps,
+                "rtt_s": case.rtt_s,
+                "queue_packets": case.queue_packets,
+                "window_bytes": case.window_bytes,
+                "loss": case.loss,
+                "duration_s": case.duration_s,
+                "warmup_s": case.warmup_s,
+                "transfer_bytes": case.transfer_bytes,
+            }
+            scenario = simulated(case, cc, case.duration_s)
+            seeds = (1, 2, 3, 4, 5) if case.loss > 0 else (1,)
+            specs.append(RunSpec(f"{case.label} {cc}", params, scenario, seeds=seeds))
+    return specs
+
+
+def seeds(quick: bool) -> list[int]:
+    return [1]
+
+
+_sim_lock = threading.Lock()
+_sim: dict[tuple, dict[str, Any]] = {}
+
+
+def _simulate(scenario: dict, seed: int) -> dict[str, Any]:
+    from satcc.runner import run
+
+    key = (json.dumps(scenario, sort_keys=True), seed)
+    with _sim_lock:
+        if key not in _sim:
+            _sim[key] = dict(run(scenario, seed=seed, progress=False).summary)
+        return _sim[key]
+
+
+def model_mbps(case: Case) -> float:
+    """What theory says the goodput is: W/RTT for a window-limited path,
+    Mathis's law with delayed ACKs for random loss, and the payload share
+    of the link's rate for a buffer-limited one (an upper bound)."""
+    payload_rate = case.rate_bps * MSS / PACKET
+    if case.kind == "window":
+        return min(case.window_bytes * 8 / case.rtt_s, payload_rate) / 1e6
+    if case.kind == "loss":
+        mathis = mathis_throughput(MSS, case.rtt_s, case.loss, MATHIS_C_DELAYED_ACK) * 8
+        return min(mathis, payload_rate) / 1e6
+    return payload_rate / 1e6
+
+
+def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
+    case = case_of(spec)
+    cc = spec.params["congestion_control"]
+    seed = int(summary["run.seed"])
+    warm = _simulate(simulated(case, cc, case.warmup_s), seed)
+    delivered = float(summary["tcp.f.delivered_bytes"]) - float(warm["tcp.f.delivered_bytes"])
+    out = {
+        "satcc_goodput_mbps": delivered * 8 / (case.duration_s - case.warmup_s) / 1e6,
+        "satcc_retransmissions": float(summary["tcp.f.retransmissions"])
+        - float(warm["tcp.f.retransmissions"]),
+        "model_mbps": model_mbps(case),
+    }
+    if case.judged:
+        sized = _simulate(simulated(case, cc, emulated_duration(case), case.transfer_bytes), seed)
+        done = sized["tcp.f.completion_time_s"]
+        out["satcc_completion_s"] = math.nan if done is None else float(done)
+    for name, value in _linux_side(case, cc).items():
+        out[name] = value
+    if math.isfinite(out.get("linux_goodput_mbps", math.nan)):
+        out["goodput_ratio"] = out["satcc_goodput_mbps"] / out["linux_goodput_mbps"]
+        if case.judged:
+            out["completion_ratio"] = out["satcc_completion_s"] / out["linux_completion_s"]
+    else:
+        out["goodput_ratio"] = math.nan
+        if case.judged:
+            out["completion_ratio"] = math.nan
+    return out
+
+
+def emulated_duration(case: Case) -> float:
+    """Simulated time enough for the sized transfer (as the emulation's)."""
+    return 4 * case.transfer_bytes * 8 / case.rate_bps + 10 * case.rtt_s + CLOSE_MARGIN_S
+
+
+def _linux_side(case: Case, cc: str) -> dict[str, float]:
+    """Linux's numbers for (case, cc) and, on the CUBIC spec, Linux BBR's
+    (shown); NaN for all where this machine cannot emulate."""
+    ccs = [(cc, "linux_")] + ([(s, f"{s}_linux_") for s in SHOWN_CCS] if cc == "cubic" else [])
+    out = {}
+    for name, prefix in ccs:
+        measured = linux_measurements(case, name) if can_emulate() else {}
+        for metric in _linux_metric_names(case):
+            out[prefix + metric.removeprefix("linux_")] = measured.get(metric, math.nan)
+    return out
+
+
+def _linux_metric_names(case: Case) -> list[str]:
+    names = ["linux_goodput_mbps", "linux_retransmissions"]
+    names += ["linux_release_p99_ms", "linux_release_max_ms"]
+    if case.judged:
+        names += ["linux_completion_s", "linux_completion_release_p99_ms"]
+        names += ["linux_completion_release_max_ms"]
+    return names
+
+
+# ---------------------------------------------------------------------------
+# References: satcc / Linux judged against 1 on the lossless cases; the rest
+# shown
+
+
+def _judged_ratio(case: Case, metric: str, what: str, judge: bool) -> Reference:
+    judged = judge and case.judged
+    return Reference(
+        "",
+        metric,
+        1.0 if judged else math.nan,
+        LINUX_SOURCE,
+        TOLERANCE if judged else 0.0,
+        "relative" if judged else "none",
+        kind="real stack",
+        notes=f"satcc {what} / Linux {what}"
+        + ("" if judge else "; not emulated (needs root and /dev/net/tun)"),
+    )
+
+
+def _shown(metric: str) -> Reference:
+    source = MODEL_SOURCE if metric == "model_mbps" else LINUX_SOURCE
+    return Reference("", metric, math.nan, source, 0.0, "none", kind="shown")
+
+
+def references(judge: bool) -> list[Reference]:
+    from dataclasses import replace
+
+    refs = []
+    for case in CASES:
+        for cc in JUDGED_CCS:
+            label = f"{case.label} {cc}"
+            rows = [_judged_ratio(case, "goodput_ratio", "goodput", judge)]
+            if case.judged:
+                rows.append(_judged_ratio(case, "completion_ratio", "completion time", judge))
+            names = ["satcc_goodput_mbps", "satcc_retransmissions", "model_mbps"]
+            names += _linux_metric_names(case)
+            if case.judged:
+                names.append("satcc_completion_s")
+            if cc == "cubic":
+                for shown in SHOWN_CCS:
+                    names += [f"{shown}_{n}" for n in _linux_metric_names(case)]
+            rows += [_shown(n) for n in names]
+            refs += [replace(r, label=label) for r in rows]
+    return refs
+
+
+# ---------------------------------------------------------------------------
+# The table
+
+
+class _Cells:
+    """A row's numbers as the table shows them."""
+
+    def __init__(self, rows: dict[str, Any]):
+        self.rows = rows
+
+    def value(self, metric: str, digits: int = 4) -> str:
+        row = self.rows.get(metric)
+        return MISSING if row is None else fmt.number(row.measured, digits)
+
+    def verdict(self, metric: str) -> str:
+        row = self.rows.get(metric)
+        return "" if row is None else fmt.verdict_markup(row.passed)
+
+    def late(self, prefix: str) -> str:
+        """The release-time error, p99/max in ms."""
+        return (
+            f"{self.value(prefix + 'release_p99_ms', 2)}/{self.value(prefix + 'release_max_ms', 2)}"
+        )
+
+
+def layout(table: Any) -> list[Any]:
+    from rich import box
+    from rich.table import Table
+
+    judged = bool((table["tolerance_kind"] != "none").any())
+    title = "tcp-sim-vs-linux: satcc's TCP and Linux's over the same paths (goodput: payload)"
+    if not judged:
+        title += " - NOT EMULATED (needs root and /dev/net/tun): satcc and models only"
+    out = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1))
+    out.add_column("case", no_wrap=True)
+    out.add_column("TCP", no_wrap=True)
+    heads = ["satcc Mb/s", "Linux Mb/s", "ratio", ""]
+    heads += ["satcc done s", "Linux done s", "ratio", ""]
+    heads += ["retx satcc", "retx Linux", "late p99/max ms", "model Mb/s"]
+    for head in heads:
+        out.add_column(head, justify="right", no_wrap=True)
+    for label in dict.fromkeys(table["label"]):
+        rows = {r.metric: r for r in table[table["label"] == label].itertuples()}
+        case, cc = label.rsplit(" ", 1)
+        cell = _Cells(rows)
+        out.add_row(
+            case,
+            cc,
+            cell.value("satcc_goodput_mbps"),
+            cell.value("linux_goodput_mbps"),
+            cell.value("goodput_ratio", 3),
+            cell.verdict("goodput_ratio"),
+            cell.value("satcc_completion_s"),
+            cell.value("linux_completion_s"),
+            cell.value("completion_ratio", 3),
+            cell.verdict("completion_ratio"),
+            cell.value("satcc_retransmissions"),
+            cell.value("linux_retransmissions"),
+            cell.late("linux_"),
+            cell.value("model_mbps"),
+        )
+        for shown in SHOWN_CCS:
+            if f"{shown}_linux_goodput_mbps" not in rows:
+                continue
+            p = f"{shown}_linux_"
+            cells = [MISSING, cell.value(p + "goodput_mbps"), "", ""]
+            cells += [MISSING, cell.value(p + "completion_s"), "", ""]
+            cells += [MISSING, cell.value(p + "retransmissions"), cell.late(p), ""]
+            out.add_row("", f"{shown} (Linux only)", *cells)
+    return [out]
+
+
+STUDY = Study(
+    name="tcp-sim-vs-linux",
+    title="satcc's TCP against Linux's TCP over the same emulated paths",
+    paper=(
+        "Linux TCP (Reno, CUBIC, BBR) of this machine's kernel, through `satcc emulate`; "
+        "M. Mathis et al., CCR 27(3), 1997"
+    ),
+    description=__doc__ or "",
+    runs=runs,
+    metrics=metrics,
+    references=references(judge=can_emulate()),
+    seeds=seeds,
+    quick_note="two cases (64 KiB window at 100 ms, 8-packet buffer at 20 ms), a third as "
+    "long, transfers half the size",
+    layout=layout,
+    full_only=frozenset(f"{c.label} {cc}" for c in CASES if not c.quick for cc in JUDGED_CCS),
+)
