@@ -609,7 +609,7 @@ def reproduce(
     # No _input_errors() here: the scenarios are the study's, not the user's,
     # so a scenario error in a study is a bug in satcc (exit 1), not bad input.
     from satcc.emulate import EmulationSetupError
-    from satcc.studies.framework import NoEmulation
+    from satcc.studies.emulated_mode import NoEmulation
 
     try:
         table = studies.reproduce(

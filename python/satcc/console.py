@@ -33,3 +33,11 @@ def table_console(stderr: bool = False) -> Console:
     if on_terminal:
         return Console(stderr=stderr, highlight=False)
     return Console(stderr=stderr, highlight=False, width=UNBOUNDED_WIDTH)
+
+
+def say(line: str) -> None:
+    """A progress line on stderr, for steps that take long and run one by
+    one (emulations in real time)."""
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[dim]{line}[/dim]", highlight=False)

@@ -3,6 +3,13 @@ hosts (network namespaces joined through TUN devices by the core's
 models). See docs/emulate.md."""
 
 from .namespaces import EmulationSetupError, cleanup
-from .session import EmulationResult, emulate
+from .session import LATE_P99_MS, EmulationResult, emulate, emulate_on_time
 
-__all__ = ["EmulationResult", "EmulationSetupError", "cleanup", "emulate"]
+__all__ = [
+    "LATE_P99_MS",
+    "EmulationResult",
+    "EmulationSetupError",
+    "cleanup",
+    "emulate",
+    "emulate_on_time",
+]

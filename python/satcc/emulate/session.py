@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,37 @@ class _Bar:
     def close(self) -> None:
         if self.progress is not None:
             self.progress.stop()
+
+
+# A run's release-time error above this (p99) means the emulator fell behind
+# the model: its figures describe a late network, not the modelled one.
+LATE_P99_MS = 2.0
+
+
+def emulate_on_time(
+    scenario: Any,
+    collect: Callable[[EmulationResult], Any] = lambda result: None,
+    *,
+    attempts: int = 3,
+    **options: Any,
+) -> tuple[EmulationResult, Any]:
+    """`emulate`, repeated (up to `attempts` runs) while the emulator falls
+    behind (release-time error p99 above LATE_P99_MS, as on a VM whose host
+    takes its CPU away). `collect(result)` reads what a run left (its
+    hosts' files, which the next attempt overwrites) as soon as it ends.
+    Returns the first run on time, else the least late one, with what was
+    collected from it. For measurements that mean something only if the
+    model kept time."""
+    best = None
+    for _ in range(attempts):
+        result = emulate(scenario, **options)
+        run = (result, collect(result))
+        if best is None or _p99_ms(result) < _p99_ms(best[0]):
+            best = run
+        if _p99_ms(best[0]) <= LATE_P99_MS:
+            break
+    return best
+
+
+def _p99_ms(result: EmulationResult) -> float:
+    return float(result.summary["emulator.release_error_p99_us"]) / 1e3

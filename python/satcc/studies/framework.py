@@ -39,6 +39,7 @@ from scipy import stats
 
 from satcc import fmt
 from satcc.console import table_console
+from satcc.studies.emulated_mode import Emulated, require_emulation
 
 CONFIDENCE = 0.95
 
@@ -137,19 +138,6 @@ class Reference:
             low, high = sorted((self.value / self.tolerance, self.value * self.tolerance))
             return bool(low <= measured <= high)
         return bool(abs(measured - self.value) <= self.allowed)
-
-
-@dataclass(frozen=True)
-class Emulated:
-    """What a study's emulation adds to its reproduction: tables that put
-    real tools beside the simulation, and the files it wrote."""
-
-    tables: list[Any]
-    files: list[str]
-
-
-class NoEmulation(ValueError):
-    """The study has no emulated mode."""
 
 
 @dataclass(frozen=True)
@@ -602,12 +590,6 @@ def print_comparison(
     console.print(verdict_line(table), style="bold", highlight=False)
 
 
-def say(line: str) -> None:
-    """A progress line on stderr, for steps that take long and run one by
-    one (emulations in real time)."""
-    Console(stderr=True).print(f"[dim]{line}[/dim]", highlight=False)
-
-
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so that readers see the old content or the new, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -683,11 +665,7 @@ def reproduce(
     from satcc import _core
 
     if emulate:
-        if study.emulation is None:
-            raise NoEmulation(f"study {study.name} has no emulated mode")
-        from satcc.emulate.namespaces import check_machine
-
-        check_machine()
+        require_emulation(study)
     specs = study.runs(quick)
     seeds = list(study.seeds(quick))
     out_dir = Path(out) if out is not None else Path("results") / study.name

@@ -37,8 +37,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from satcc.console import say
 from satcc.studies import netpipe_satellite as sim
-from satcc.studies.framework import Emulated, RunFailed, RunSpec, say, write_atomic
+from satcc.studies.emulated_mode import Emulated
+from satcc.studies.framework import RunFailed, RunSpec, write_atomic
 
 SOCKET = sim.DEFAULT_SOCKET
 QUICK_RTTS = (0.05, 0.4)
@@ -114,7 +116,7 @@ def receiver_args(args: str) -> str:
 def run_nptcp(rtt_s: float, args: str, ber: float = 1e-12) -> tuple[list[dict], dict]:
     """NPtcp from tx to rx with `args`; its rows and the run's summary
     (with `cut_short`: the run's time limit ended NPtcp)."""
-    from satcc.emulate import emulate
+    from satcc.emulate import emulate_on_time
 
     if shutil.which("NPtcp") is None:
         raise NetpipeMissing("NPtcp is not installed (bash scripts/ensure-emulation-tools.sh)")
@@ -122,14 +124,19 @@ def run_nptcp(rtt_s: float, args: str, ber: float = 1e-12) -> tuple[list[dict], 
         out = Path(tmp) / "np.out"
         command = f"sleep 0.3 && NPtcp -h 10.77.0.2 {args} -o {out}"
         commands = {"tx": command, "rx": f"NPtcp {receiver_args(args)}"}
-        result = emulate(emulated_path(rtt_s, ber), seed=1, commands=commands)
-        cut_short = result.commands["tx"].stopped
-        if (result.exit_code("tx") != 0 and not cut_short) or not out.exists():
-            raise RunFailed(
-                f"NPtcp {args} at RTT {rtt_s * 1e3:g} ms failed: {result.output('tx')[-400:]}"
-            )
-        # A sweep the run's limit cut short keeps the blocks it finished.
-        return parse_output(out.read_text()), {**result.summary, "cut_short": cut_short}
+
+        def read(result) -> tuple[list[dict], bool]:
+            cut_short = result.commands["tx"].stopped
+            if (result.exit_code("tx") != 0 and not cut_short) or not out.exists():
+                raise RunFailed(
+                    f"NPtcp {args} at RTT {rtt_s * 1e3:g} ms failed: {result.output('tx')[-400:]}"
+                )
+            # A sweep the run's limit cut short keeps the blocks it finished.
+            return parse_output(out.read_text()), cut_short
+
+        path = emulated_path(rtt_s, ber)
+        result, (rows, cut_short) = emulate_on_time(path, read, seed=1, commands=commands)
+        return rows, {**result.summary, "cut_short": cut_short}
 
 
 def window_estimate_bytes(rows: list[dict], rtt_s: float) -> float:

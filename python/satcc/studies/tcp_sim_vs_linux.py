@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -42,8 +40,9 @@ from typing import Any
 
 from satcc import fmt
 from satcc.analysis.tcp import MATHIS_C_DELAYED_ACK, mathis_throughput
+from satcc.console import say
 from satcc.fmt import MISSING
-from satcc.studies.framework import Reference, RunFailed, RunSpec, Study, say
+from satcc.studies.framework import Reference, RunFailed, RunSpec, Study
 
 TOLERANCE = 0.10
 MSS = 1448
@@ -171,8 +170,7 @@ def simulated(case: Case, cc: str, duration_s: float, size: int | None = None) -
 def emulated(case: Case, cc: str, work: Path, *, size: int | None = None) -> dict:
     """The same path with two real hosts: `tx` at a sends to `rx` at b."""
     seconds = case.duration_s if size is None else None
-    # A sized transfer gets the time the slowest window would need.
-    longest = case.duration_s if size is None else 4 * size * 8 / case.rate_bps + 10 * case.rtt_s
+    longest = case.duration_s if size is None else transfer_allowance_s(case, size)
     scenario = network(case, "tcp-sim-vs-linux", CLIENT_START_S + longest + CLOSE_MARGIN_S)
     bulk = f"{sys.executable} -m satcc.emulate.bulk"
     serve = f"{bulk} serve --port {PORT} --log {work / 'rx.json'}"
@@ -193,7 +191,15 @@ def emulated(case: Case, cc: str, work: Path, *, size: int | None = None) -> dic
 
 
 def can_emulate() -> bool:
-    return os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
+    """Whether this machine can run the Linux side (root, TUN, `ip`)."""
+    from satcc.emulate import EmulationSetupError
+    from satcc.emulate.namespaces import check_machine
+
+    try:
+        check_machine()
+    except EmulationSetupError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -244,15 +250,18 @@ _linux: dict[tuple, dict[str, float]] = {}
 
 
 def _emulate(scenario: dict, work: Path, what: str) -> tuple[dict, dict, dict]:
-    from satcc.emulate import emulate
+    """One Linux measurement, repeated while the emulator fell behind
+    (`emulate_on_time`); the hosts' logs and the run's summary."""
+    from satcc.emulate import emulate_on_time
 
-    result = emulate(scenario, seed=1)
-    try:
-        tx = json.loads((work / "tx.json").read_text())
-        rx = json.loads((work / "rx.json").read_text())
-    except (OSError, ValueError) as e:
-        out = "\n".join(f"{h}: {result.output(h)[-400:]}" for h in ("tx", "rx"))
-        raise RunFailed(f"the Linux hosts of {what} left no usable log ({e}):\n{out}") from e
+    def logs(result) -> tuple[dict, dict]:
+        try:
+            return tuple(json.loads((work / n).read_text()) for n in ("tx.json", "rx.json"))
+        except (OSError, ValueError) as e:
+            out = "\n".join(f"{h}: {result.output(h)[-400:]}" for h in ("tx", "rx"))
+            raise RunFailed(f"the Linux hosts of {what} left no usable log ({e}):\n{out}") from e
+
+    result, (tx, rx) = emulate_on_time(scenario, logs, seed=1)
     return tx, rx, result.summary
 
 
@@ -387,9 +396,15 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     return out
 
 
+def transfer_allowance_s(case: Case, size: int) -> float:
+    """Time enough for a transfer of `size` bytes, slow start, losses and
+    all: four times the link's time for it, plus ten round trips."""
+    return 4 * size * 8 / case.rate_bps + 10 * case.rtt_s
+
+
 def emulated_duration(case: Case) -> float:
-    """Simulated time enough for the sized transfer (as the emulation's)."""
-    return 4 * case.transfer_bytes * 8 / case.rate_bps + 10 * case.rtt_s + CLOSE_MARGIN_S
+    """Simulated time for the sized transfer: the emulation's allowance."""
+    return transfer_allowance_s(case, case.transfer_bytes) + CLOSE_MARGIN_S
 
 
 def _linux_side(case: Case, cc: str) -> dict[str, float]:
