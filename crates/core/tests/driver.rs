@@ -134,6 +134,7 @@ fn emulated_hosts_send_and_receive_through_the_model() {
             name: name.into(),
             node: node.into(),
             address: address.into(),
+            rate_control: None,
         });
     }
     let mut w = World::build(&d).unwrap();
@@ -162,5 +163,105 @@ fn emulated_hosts_send_and_receive_through_the_model() {
     assert_eq!(s["emulate.right.received_bytes"], 2000);
     assert_eq!(s["emulate.left.received_packets"], 1);
     assert_eq!(s["emulate.left.delay_max_s"], 0.012);
+    assert_eq!(s["run.pdus_unaccounted"], 0);
+}
+
+/// A host behind a rate-controlled buffer (the abr-effcap testbed's
+/// sender): its packets leave at the rate the bottleneck feeds back, timed
+/// as AAL5 cells (500 bytes are 11 cells, 583 bytes), so a host fed the
+/// bottleneck's own rate never queues there.
+#[test]
+fn a_rate_controlled_host_sends_at_the_fed_back_rate() {
+    use satcc_core::engine::Duration;
+    use satcc_core::net::explicit_rate::{ExplicitRateConfig, Scheme};
+    use satcc_core::net::framing::Framing;
+    use satcc_core::scenario::world::emulated::EmulatedDesc;
+    use satcc_core::scenario::world::shaper::RateControlDesc;
+    const BOTTLENECK: f64 = 800_000.0;
+    let mut d = ScenarioBuilder::new("rate-controlled host", 100.0)
+        .host("a")
+        .router("b")
+        .host("c")
+        .link("access", "a", "b", 100e6, 0.0)
+        .link_with("bottleneck", "b", "c", BOTTLENECK, 0.010, |l| {
+            l.framing = Framing::Aal5;
+            l.explicit_rate = Some(ExplicitRateConfig {
+                scheme: Scheme::Instcap,
+                interval: Duration::from_millis(30),
+                delta: None,
+            });
+        })
+        .link("back", "c", "a", 100e6, 0.010)
+        .link("fb", "b", "a", 100e6, 0.0)
+        .build();
+    let rate_control = RateControlDesc {
+        link: "bottleneck".into(),
+        initial_rate_bps: BOTTLENECK / 2.0,
+        framing: Framing::Aal5,
+        block: 1,
+        blocks: 1,
+    };
+    for (name, node, address, rc) in [
+        ("left", "a", "10.77.0.1", Some(rate_control)),
+        ("right", "c", "10.77.0.2", None),
+    ] {
+        d.emulate.push(EmulatedDesc {
+            name: name.into(),
+            node: node.into(),
+            address: address.into(),
+            rate_control: rc,
+        });
+    }
+    let mut w = World::build(&d).unwrap();
+    w.drive();
+    let hosts = w.emulated_hosts();
+    let (left, right) = (hosts[0], hosts[1]);
+    for seq in 0..100 {
+        assert_eq!(w.send_from_host(left, right, 500), seq);
+    }
+    w.run_until(Time(300 * MS));
+    let half_way = summary::summarise(&w);
+    let arrived = w.take_arrived(right);
+    let held = half_way["emulate.left.rate_control.queued_packets"]
+        .as_u64()
+        .unwrap();
+    let in_network = half_way["emulate.left.in_flight"].as_u64().unwrap();
+    assert_eq!(
+        arrived.len() as u64 + held + in_network,
+        100,
+        "every packet somewhere"
+    );
+    assert!(
+        held > 0,
+        "the buffer holds what its rate has not let go yet"
+    );
+    // Before the first feedback (at 30 ms) the buffer serves at the initial
+    // half rate; after it, at the bottleneck's, so packets arrive one cell
+    // train apart: 583 bytes at 800 kb/s.
+    let train_ps = (583.0 * 8.0 / BOTTLENECK * 1e12).round() as u64;
+    let first = (583.0 * 8.0 / (BOTTLENECK / 2.0) * 1e12).round() as u64;
+    assert_eq!(
+        arrived[0].0.ps(),
+        first + 40 * 1_000_000 + train_ps + 10 * MS
+    );
+    let gaps: Vec<u64> = arrived
+        .windows(2)
+        .skip(5)
+        .map(|p| p[1].0.ps() - p[0].0.ps())
+        .collect();
+    assert!(gaps.iter().all(|&g| g.abs_diff(train_ps) <= 1), "{gaps:?}");
+    w.run_until(Time(2_000 * MS));
+    w.take_arrived(right);
+    let s = summary::summarise(&w);
+    assert_eq!(s["emulate.left.delivered_packets"], 100);
+    assert_eq!(s["emulate.left.dropped"], 0);
+    assert_eq!(s["emulate.left.rate_control.packets"], 100);
+    assert_eq!(s["emulate.left.rate_control.rate_bps"], BOTTLENECK);
+    assert!(
+        s["emulate.left.rate_control.feedback_received"]
+            .as_u64()
+            .unwrap()
+            >= 60
+    );
     assert_eq!(s["run.pdus_unaccounted"], 0);
 }

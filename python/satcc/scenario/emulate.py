@@ -6,7 +6,10 @@ subnet; a packet goes to the host that owns its destination address. Only
 the node and the address reach the core (the world books each host's
 packets as one flow); the command, when it starts and whether the run
 waits for it belong to the emulation's runner. A simulation of the same
-scenario runs the network with the hosts silent.
+scenario runs the network with the hosts silent. With a `rate_control`
+table the host's packets wait in a segmentation buffer served at a link's
+fed-back explicit rate before they enter the network (the abr-effcap
+paper's testbed: real TCP over end-to-end rate control).
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING, Annotated
 
-from .description import NOT_DESCRIBED
+from .description import NOT_DESCRIBED, UNLESS_DEFAULT
 from .errors import quote
+from .rate_control import RateControl, check_rate_control, feedback_path
 from .routing import PathRequest
 from .tables import Section, _Table
-from .values import Bool, NonNegativeTime, PositiveInt, Str, optional
+from .values import Bool, NonNegativeTime, PositiveInt, Str, optional, optional_table
 
 if TYPE_CHECKING:
     from .validation import Checks
@@ -38,6 +42,7 @@ class Emulated(_Table):
     node: Str
     address: optional(Str) = None
     mtu: Annotated[PositiveInt, NOT_DESCRIBED] = 1500
+    rate_control: Annotated[optional_table(RateControl), UNLESS_DEFAULT] = None
     # A shell command run inside the host's namespace.
     command: Annotated[optional(Str), NOT_DESCRIBED] = None
     # Run in the background (a server): stopped when the foreground
@@ -66,6 +71,8 @@ def check_emulated(checks: Checks, path: tuple, name: str, host: Emulated) -> No
     checks.require((*path, "node"), "nodes", host.node)
     if not MIN_MTU <= host.mtu <= MAX_MTU:
         checks.refuse((*path, "mtu"), f"mtu must be {MIN_MTU} to {MAX_MTU} bytes, got {host.mtu}")
+    if host.rate_control is not None:
+        check_rate_control(checks, (*path, "rate_control"), host.rate_control)
     if host.address is None:
         return
     try:
@@ -108,7 +115,10 @@ def _parsed(address: str) -> ipaddress.IPv4Address | None:
 
 
 def emulated_paths(name: str, host: Emulated, doc) -> list[PathRequest]:
-    """A path from this host to every other one (each pair asks both ways)."""
+    """A path from this host to every other one (each pair asks both ways),
+    and the explicit rate's path to it."""
+    what = f"explicit-rate feedback of emulated host {quote(name)}"
+    feedback = feedback_path(host.rate_control, host.node, ("emulate", name), what, doc)
     return [
         PathRequest(
             host.node,
@@ -119,7 +129,7 @@ def emulated_paths(name: str, host: Emulated, doc) -> list[PathRequest]:
         )
         for other_name, other in sorted(doc.emulate.items())
         if other_name != name and other.node != host.node
-    ]
+    ] + feedback
 
 
 SECTION = Section(

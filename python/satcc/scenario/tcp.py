@@ -17,6 +17,7 @@ from satcc.units import format_time, parse_time
 from .atm import Abr, Ubr, check_abr, check_ubr, max_aal5_packet, ubr_paths
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
 from .errors import quote
+from .rate_control import RateControl, check_rate_control, feedback_path
 from .routing import PathRequest, both_ways
 from .tables import Section, _Table
 from .values import (
@@ -27,7 +28,6 @@ from .values import (
     NonNegativeSize,
     NonNegativeTime,
     PositiveInt,
-    PositiveRate,
     PositiveSize,
     PositiveTime,
     SizeOrUnlimited,
@@ -223,21 +223,6 @@ def _unlimited_is_null(size: int | str) -> int | None:
     return None if size == "unlimited" else size
 
 
-class RateControl(_Table):
-    """[tcp.NAME.rate_control]: the sender's packets wait in a segmentation
-    buffer served at the rate the explicit_rate port of `link` feeds back,
-    jumping to each new value (the abr-effcap paper's end-to-end ABR
-    source). `framing` times each packet on the wire as the path carries it
-    ("aal5": its cells); `block` and `blocks` are effcap's M and N, in
-    measurement intervals, for this host."""
-
-    link: Str
-    initial_rate: PositiveRate
-    framing: choice("none", "aal5") = "aal5"
-    block: PositiveInt = 1
-    blocks: PositiveInt = 1
-
-
 class Tcp(_Table):
     """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
 
@@ -327,7 +312,13 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
     if tcp.app.type == "netpipe":
         _check_netpipe(checks, (*path, "app"), tcp.app)
     _check_atm(checks, path, tcp)
-    _check_rate_control(checks, (*path, "rate_control"), tcp)
+    if tcp.rate_control is not None:
+        if tcp.abr is not None or tcp.ubr is not None:
+            checks.refuse(
+                (*path, "rate_control"),
+                "a connection runs over abr or ubr VCs or under rate_control, not both",
+            )
+        check_rate_control(checks, (*path, "rate_control"), tcp.rate_control)
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(
             (*path, "delayed_ack_timeout"),
@@ -370,22 +361,6 @@ def _check_netpipe(checks: Checks, path: tuple, app: App) -> None:
         )
     if app.sizes is not None and not app.sizes:
         checks.refuse((*path, "sizes"), "give at least one block size")
-
-
-def _check_rate_control(checks: Checks, path: tuple, tcp: Tcp) -> None:
-    rc = tcp.rate_control
-    if rc is None:
-        return
-    if tcp.abr is not None or tcp.ubr is not None:
-        checks.refuse(path, "a connection runs over abr or ubr VCs or under rate_control, not both")
-    if checks.require((*path, "link"), "links", rc.link):
-        links = checks.doc.links
-        link = links.get(rc.link) or links.get(rc.link.removesuffix("_rev"))
-        if getattr(link, "explicit_rate", None) is None:
-            checks.refuse(
-                (*path, "link"),
-                f"link {quote(rc.link)} has no explicit_rate table to feed this host back",
-            )
 
 
 def _check_atm(checks: Checks, path: tuple, tcp: Tcp) -> None:
@@ -431,20 +406,9 @@ def tcp_paths(name: str, tcp: Tcp, doc) -> list[PathRequest]:
     if getattr(tcp, "ubr", None) is not None:
         return ubr_paths("tcp", name, tcp, (data, acks), packet_sizes(tcp))
     paths = both_ways("tcp", name, tcp, data, acks, segment_sizes(tcp))
-    rc = getattr(tcp, "rate_control", None)
-    link = rc and (doc.links.get(rc.link) or doc.links.get(rc.link.removesuffix("_rev")))
-    if link is not None:
-        # The explicit rate travels from the link's input node to the sender.
-        start = link.to if rc.link.endswith("_rev") and rc.link not in doc.links else link.from_
-        paths.append(
-            PathRequest(
-                start,
-                tcp.from_,
-                ("tcp", name, "rate_control", "link"),
-                f"explicit-rate feedback of tcp {quote(name)}",
-                53,
-            )
-        )
+    what = f"explicit-rate feedback of tcp {quote(name)}"
+    at = ("tcp", name)
+    paths += feedback_path(getattr(tcp, "rate_control", None), tcp.from_, at, what, doc)
     return paths
 
 

@@ -108,7 +108,7 @@ impl World {
         let (tcp, shapers) = b.tcp()?;
         let udp = b.udp_rr()?;
         let arrivals = b.arrivals()?;
-        b.emulated()?;
+        let host_shapers = b.emulated()?;
         b.probes()?;
         b.w.stop_when = match &d.stop_when {
             None => None,
@@ -126,7 +126,8 @@ impl World {
                 w.sched.schedule(w.net.port_slots[l], p.poll_at());
             }
         }
-        for &id in sources.iter().chain(&arrivals).chain(&shapers) {
+        let shapers = shapers.iter().chain(&host_shapers);
+        for &id in sources.iter().chain(&arrivals).chain(shapers) {
             w.start(id);
         }
         for l in 0..w.net.links.len() {

@@ -10,13 +10,21 @@
 //! Each host's packets are one flow, so the run's conservation check and
 //! the per-direction figures (`emulate.NAME.*`) cover them like any
 //! source's.
+//!
+//! A host may send through a rate-controlled segmentation buffer
+//! (`rate_control`, the end-to-end ABR source of the abr-effcap paper's
+//! testbed, `world::shaper`): its packets then wait there, served at the
+//! rate a link's `explicit_rate` port feeds back, before they enter the
+//! network at its node. Packets held there are counted under
+//! `emulate.NAME.rate_control.queued_packets`, not `in_flight`.
 
 use super::build::{at, Builder};
 use super::component::{Component, Ctx, View};
 use super::probes::ProbeMemory;
+use super::shaper::RateControlDesc;
 use super::World;
 use crate::engine::Time;
-use crate::net::{AgentAddr, Header, Pdu};
+use crate::net::{AgentAddr, Header, Iface, Pdu};
 use crate::scenario::summary::{num, put, rate, Summary, PS};
 use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
@@ -30,6 +38,10 @@ pub struct EmulatedDesc {
     pub name: String,
     pub node: String,
     pub address: String,
+    /// The host's packets wait in a segmentation buffer served at an
+    /// explicit rate fed back by a link (`tcp[].rate_control`'s model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControlDesc>,
 }
 
 pub struct EmulatedHost {
@@ -39,6 +51,8 @@ pub struct EmulatedHost {
     /// The flow of the packets this host sends.
     pub flow: u32,
     agent: AgentAddr,
+    /// Its rate-controlled buffer's agent, which takes what it sends.
+    attachment: Option<AgentAddr>,
     sent_packets: u64,
     sent_bytes: u64,
     received_packets: u64,
@@ -132,7 +146,10 @@ impl EmulatedHost {
 }
 
 impl Builder<'_> {
-    pub(super) fn emulated(&mut self) -> Result<(), BuildError> {
+    /// The hosts, in description order; returns the components of their
+    /// rate-controlled buffers.
+    pub(super) fn emulated(&mut self) -> Result<Vec<u32>, BuildError> {
+        let mut shapers = Vec::new();
         for e in &self.d.emulate {
             let at = at("emulate", &e.name);
             let node = self.node(&e.node, &at)?;
@@ -142,12 +159,23 @@ impl Builder<'_> {
                     e.address
                 ))
             })?;
+            let mut attachment = None;
+            if let Some(rc) = &e.rate_control {
+                let prefix = format!("emulate.{}.", e.name);
+                let (id, iface) = self.rate_controlled(rc, node, &at, prefix)?;
+                let Iface::Attached { agent } = iface else {
+                    unreachable!("a rate-controlled host is attached to its buffer")
+                };
+                attachment = Some(agent);
+                shapers.push(id);
+            }
             let host = EmulatedHost {
                 name: e.name.clone(),
                 node,
                 address,
                 flow: self.w.new_flows(1),
                 agent: AgentAddr::default(),
+                attachment,
                 sent_packets: 0,
                 sent_bytes: 0,
                 received_packets: 0,
@@ -156,7 +184,7 @@ impl Builder<'_> {
             };
             self.add_named("emulate", &e.name, Component::Emulated(Box::new(host)));
         }
-        Ok(())
+        Ok(shapers)
     }
 }
 
@@ -190,6 +218,7 @@ impl World {
             panic!("send_from_host: {from:?} is not an emulated host");
         };
         let seq = src.sent_packets;
+        let attachment = src.attachment;
         src.sent_packets += 1;
         src.sent_bytes += u64::from(bytes);
         let p = Pdu {
@@ -205,7 +234,14 @@ impl World {
             header: Header::Ip,
             ..Pdu::default()
         };
-        self.inject(from.node, p);
+        match attachment {
+            // The buffer puts it on the network (and counts it sent) when
+            // its rate lets it go.
+            Some(buffer) => {
+                self.deliver_to(buffer, p);
+            }
+            None => self.inject(from.node, p),
+        }
         seq
     }
 
