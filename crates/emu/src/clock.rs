@@ -14,12 +14,17 @@ use std::time::{Duration, Instant};
 
 pub struct Clock {
     start: Instant,
+    /// CLOCK_MONOTONIC at model time zero, in nanoseconds: the clock every
+    /// namespace shares, so that the hosts' own logs can be put on model
+    /// time.
+    pub zero_monotonic_ns: u64,
 }
 
 impl Clock {
     pub fn start() -> Clock {
         Clock {
             start: Instant::now(),
+            zero_monotonic_ns: monotonic_ns(),
         }
     }
 
@@ -38,6 +43,17 @@ impl Clock {
     pub fn lateness_ns(&self, t: Time) -> i64 {
         self.now().ps() as i64 / 1000 - t.ps() as i64 / 1000
     }
+}
+
+/// CLOCK_MONOTONIC now, in nanoseconds (what `Instant` reads on Linux).
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid timespec for the call to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Sets the calling thread's timer slack.
@@ -130,6 +146,9 @@ mod tests {
         assert_eq!(c.instant(Time::ZERO), c.start);
         assert!(c.instant(t) <= Instant::now());
         assert!(c.lateness_ns(Time::ZERO) >= 0);
+        let since_zero = monotonic_ns() - c.zero_monotonic_ns;
+        let model = c.now().ps() / 1000;
+        assert!(since_zero + 1_000_000 >= model && since_zero <= model + 1_000_000);
     }
 
     #[test]

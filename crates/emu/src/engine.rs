@@ -15,6 +15,7 @@ use crate::device;
 use crate::ipv4::{self, NotMoved};
 use crate::payloads::Payloads;
 use crate::release::ReleaseErrors;
+use crate::stalls::Stalls;
 use satcc_core::engine::Time;
 use satcc_core::scenario::summary::{self, put, Summary};
 use satcc_core::scenario::world::emulated::HostHandle;
@@ -26,7 +27,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Where each host's device goes, and how the loop waits.
 #[derive(Clone, Debug, Deserialize)]
@@ -108,6 +109,7 @@ struct Emulation {
     wall_start: SystemTime,
     payloads: Payloads,
     release: ReleaseErrors,
+    stalls: Stalls,
     not_entered: NotEntered,
     read: u64,
     written: u64,
@@ -172,6 +174,7 @@ impl Emulation {
             wall_start,
             payloads: Payloads::new(n),
             release: ReleaseErrors::default(),
+            stalls: Stalls::new(),
             not_entered: NotEntered::default(),
             read: 0,
             written: 0,
@@ -186,6 +189,7 @@ impl Emulation {
     fn run(&mut self, stop: &AtomicBool, progress: &Progress) -> Result<&'static str, String> {
         let fds: Vec<RawFd> = self.hosts.iter().map(|h| h.dev.as_raw_fd()).collect();
         loop {
+            let pass = Instant::now();
             if stop.load(Ordering::Relaxed) {
                 return Ok("stopped");
             }
@@ -202,7 +206,12 @@ impl Emulation {
             progress.read.store(self.read, Ordering::Relaxed);
             progress.written.store(self.written, Ordering::Relaxed);
             let deadline = self.world.next_wakeup().map(|t| self.clock.instant(t));
-            clock::wait(&fds, deadline, self.spin, LOOK_EVERY);
+            self.stalls.passed(pass.elapsed());
+            let look = Instant::now() + LOOK_EVERY;
+            let readable = clock::wait(&fds, deadline, self.spin, LOOK_EVERY);
+            if let Some(d) = deadline.filter(|&d| !readable && d <= look) {
+                self.stalls.woke(d, Instant::now());
+            }
         }
     }
 
@@ -220,10 +229,12 @@ impl Emulation {
                 self.release.record(self.clock.lateness_ns(t));
                 let since = self.clock_since_start();
                 let host = &mut self.hosts[to];
+                let began = Instant::now();
                 match host.dev.send(&bytes) {
                     Ok(_) => self.written += 1,
                     Err(_) => self.write_errors += 1,
                 }
+                self.stalls.wrote(began.elapsed());
                 if let Some(c) = &mut host.capture {
                     c.record(since, &bytes)?;
                 }
@@ -310,6 +321,9 @@ impl Emulation {
             self.payloads.missing,
         );
         self.release.summarise(&mut s);
+        self.stalls.summarise(&mut s);
+        let zero = self.clock.zero_monotonic_ns;
+        put(&mut s, "emulator.clock_zero_monotonic_ns".into(), zero);
         let wall = self.wall_start.elapsed().unwrap_or_default();
         put(
             &mut s,

@@ -16,5 +16,6 @@ pub mod ipv4;
 pub mod netns;
 pub mod payloads;
 pub mod release;
+pub mod stalls;
 
 pub use engine::{EmuConfig, Emulator, HostSetup, Report};
