@@ -14,6 +14,7 @@ import time
 import pytest
 import satcc
 from satcc import studies
+from satcc.emulate import bulk
 from satcc.studies import tcp_sim_vs_linux as study
 from satcc.studies.framework import run_one
 
@@ -83,25 +84,31 @@ def test_models():
 # The logs
 
 
-TX = {"start_ns": 1_000_000_000, "at_warmup": {"total_retrans": 3}, "at_end": {"total_retrans": 10}}
+TX = {
+    "start_ns": 1_000_000_000,
+    "at_warmup": {"total_retrans": 3},
+    "at_end": {"total_retrans": 10},
+    "at_close": {"total_retrans": 12},
+}
 RX = {"times_ns": [1_100_000_000, 2_000_000_000, 3_000_000_000], "bytes": [1000, 5000, 9000]}
 
 
 def test_received_by_is_a_step_function():
-    assert study.received_by(RX, 1_099_999_999) == 0
-    assert study.received_by(RX, 1_100_000_000) == 1000
-    assert study.received_by(RX, 2_999_999_999) == 5000
-    assert study.received_by(RX, 10**12) == 9000
+    assert bulk.received_by(RX, 1_099_999_999) == 0
+    assert bulk.received_by(RX, 1_100_000_000) == 1000
+    assert bulk.received_by(RX, 2_999_999_999) == 5000
+    assert bulk.received_by(RX, 10**12) == 9000
 
 
 def test_goodput_completion_and_retransmissions_from_the_logs():
     # From time zero at 1 s: 5000 B by 1 s, 9000 B by 2 s.
-    assert study.linux_goodput(TX, RX, 1.0, 2.0) == pytest.approx(4000 * 8)
-    assert study.linux_completion(TX, RX, 5000) == pytest.approx(1.0)
-    assert study.linux_completion(TX, RX, 5001) == pytest.approx(2.0)
-    assert math.isnan(study.linux_completion(TX, RX, 9001))
-    assert study.linux_retransmissions(TX) == 7
-    assert math.isnan(study.linux_retransmissions({**TX, "at_warmup": None}))
+    assert bulk.goodput_bps(TX, RX, 1.0, 2.0) == pytest.approx(4000 * 8)
+    assert bulk.completion_s(TX, RX, 5000) == pytest.approx(1.0)
+    assert bulk.completion_s(TX, RX, 5001) == pytest.approx(2.0)
+    assert math.isnan(bulk.completion_s(TX, RX, 9001))
+    assert bulk.retransmissions(TX) == 7
+    assert bulk.retransmissions(TX, since_warmup=False) == 12
+    assert math.isnan(bulk.retransmissions({**TX, "at_warmup": None}))
 
 
 def _free_port() -> int:
@@ -131,7 +138,7 @@ def test_the_bulk_tool_over_loopback(tmp_path, window):
     assert tx["congestion_control"] == "reno"
     assert rx["window_clamp"] == window
     assert rx["times_ns"] == sorted(rx["times_ns"]) and rx["times_ns"][0] >= tx["start_ns"]
-    assert study.linux_completion(tx, rx, 3_000_000) > 0
+    assert bulk.completion_s(tx, rx, 3_000_000) > 0
     assert set(tx["at_end"]) >= {"total_retrans", "snd_cwnd", "rtt_us"}
 
 

@@ -7,7 +7,8 @@ what satcc's `bulk` application does in a simulation, done by real sockets.
 received so far; `send` connects with a chosen congestion control and writes
 for a given time or a given number of bytes, logging when it began to
 connect (time zero: satcc's flows start with their handshake too) and
-the kernel's counters (tcp_info) at the end of the warm-up and at the end.
+the kernel's counters (tcp_info) at the end of the warm-up, when it stopped
+writing, and when the receiver closed (all acknowledged).
 
 The receiver's window is set with TCP_WINDOW_CLAMP, on the listening socket
 (which the accepted connection inherits) and again after every read that
@@ -31,12 +32,14 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import math
 import os
 import socket
 import struct
 import sys
 import time
 from array import array
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 
 CHUNK = 1 << 20
@@ -181,6 +184,9 @@ def send(
     sock.settimeout(CLOSE_PATIENCE_S)
     while sock.recv(4096):
         pass
+    # The receiver closes once it has read everything: every segment has
+    # been acknowledged, and retransmitted if need be, by now.
+    at_close = tcp_info(sock)
     write_log(
         log,
         {
@@ -191,10 +197,48 @@ def send(
             "bytes_written": sent,
             "at_warmup": at_warmup,
             "at_end": at_end,
+            "at_close": at_close,
         },
     )
     sock.close()
     return 0
+
+
+# ---------------------------------------------------------------------------
+# Reading the logs (time zero: the sender's SYN)
+
+
+def received_by(rx: dict, t_ns: int) -> int:
+    """Bytes the receiver had read by `t_ns` (the log is a step function)."""
+    i = bisect_right(rx["times_ns"], t_ns)
+    return rx["bytes"][i - 1] if i else 0
+
+
+def goodput_bps(tx: dict, rx: dict, warmup_s: float, duration_s: float) -> float:
+    """Payload b/s read by the receiver between warm-up and end."""
+    start = tx["start_ns"]
+    low = received_by(rx, start + int(warmup_s * 1e9))
+    high = received_by(rx, start + int(duration_s * 1e9))
+    return (high - low) * 8 / (duration_s - warmup_s)
+
+
+def completion_s(tx: dict, rx: dict, size: int) -> float:
+    """Seconds from time zero to the receiver's reading the last of `size`
+    bytes; NaN if they never all arrived."""
+    if not rx["bytes"] or rx["bytes"][-1] < size:
+        return math.nan
+    i = bisect_left(rx["bytes"], size)
+    return (rx["times_ns"][i] - tx["start_ns"]) / 1e9
+
+
+def retransmissions(tx: dict, since_warmup: bool = True) -> float:
+    """Segments retransmitted between the warm-up and the end of writing;
+    or, for the whole connection, up to the receiver's close."""
+    if not since_warmup:
+        return float(tx["at_close"]["total_retrans"])
+    if tx.get("at_warmup") is None:
+        return math.nan
+    return float(tx["at_end"]["total_retrans"] - tx["at_warmup"]["total_retrans"])
 
 
 def main(argv: list[str] | None = None) -> int:

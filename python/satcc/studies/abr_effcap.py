@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from satcc.studies.emulated_mode import emulation_in
 from satcc.studies.framework import Reference, RunSpec, Study, confidence_half_width
 
 HIGH_BPS = 800_000.0  # 100 KB/s
@@ -350,4 +351,5 @@ STUDY = Study(
         "and 2 seeds; no Δ, M or two-session sweeps"
     ),
     artifacts=artifacts,
+    emulation=emulation_in("satcc.studies.abr_effcap_emulated"),
 )

@@ -36,6 +36,7 @@ from satcc.analysis.netpipe import (
     NETPIPE_TRIALS,
     fit_slope_through_origin,
 )
+from satcc.studies.emulated_mode import emulation_in
 from satcc.studies.framework import Reference, RunSpec, Study
 
 # Rates at which the links of Fig. 1 carry cells (or, on the Ethernet,
@@ -588,18 +589,6 @@ def artifacts(
     return netpipe_figures.write(specs, summaries, out)
 
 
-def emulation(
-    specs: list[RunSpec],
-    summaries: dict[tuple[int, int], dict[str, Any]],
-    out: Path,
-    quick: bool,
-) -> Any:
-    """`--emulate`: NPtcp and Linux TCP over the same path (netpipe_emulated)."""
-    from satcc.studies import netpipe_emulated
-
-    return netpipe_emulated.emulation(specs, summaries, out, quick)
-
-
 STUDY = Study(
     name="netpipe-satellite",
     title="NetPIPE over an E1 ATM satellite path with delay and bit errors",
@@ -615,5 +604,5 @@ STUDY = Study(
     seeds=seeds,
     quick_note="fewer delays, socket sizes and error rates, and 2 seeds instead of 5",
     artifacts=artifacts,
-    emulation=emulation,
+    emulation=emulation_in("satcc.studies.netpipe_emulated"),
 )

@@ -41,8 +41,10 @@ from typing import Any
 from satcc import fmt
 from satcc.analysis.tcp import MATHIS_C_DELAYED_ACK, mathis_throughput
 from satcc.console import say
+from satcc.emulate import bulk
 from satcc.fmt import MISSING
-from satcc.studies.framework import Reference, RunFailed, RunSpec, Study
+from satcc.studies.emulated_mode import bulk_transfer
+from satcc.studies.framework import Reference, RunSpec, Study
 
 TOLERANCE = 0.10
 MSS = 1448
@@ -203,66 +205,11 @@ def can_emulate() -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Reading the Linux hosts' logs
-
-
-def received_by(rx: dict, t_ns: int) -> int:
-    """Bytes the receiver had read by `t_ns` (the log is a step function)."""
-    from bisect import bisect_right
-
-    i = bisect_right(rx["times_ns"], t_ns)
-    return rx["bytes"][i - 1] if i else 0
-
-
-def linux_goodput(tx: dict, rx: dict, warmup_s: float, duration_s: float) -> float:
-    """Payload b/s read by the receiver between warm-up and end, from the
-    sender's time zero."""
-    start = tx["start_ns"]
-    low = received_by(rx, start + int(warmup_s * 1e9))
-    high = received_by(rx, start + int(duration_s * 1e9))
-    return (high - low) * 8 / (duration_s - warmup_s)
-
-
-def linux_completion(tx: dict, rx: dict, size: int) -> float:
-    """Seconds from the sender's time zero to the receiver's reading the
-    last of `size` bytes; NaN if they never all arrived."""
-    if not rx["bytes"] or rx["bytes"][-1] < size:
-        return math.nan
-    from bisect import bisect_left
-
-    i = bisect_left(rx["bytes"], size)
-    return (rx["times_ns"][i] - tx["start_ns"]) / 1e9
-
-
-def linux_retransmissions(tx: dict) -> float:
-    """Segments retransmitted between the warm-up and the end."""
-    if tx.get("at_warmup") is None:
-        return math.nan
-    return float(tx["at_end"]["total_retrans"] - tx["at_warmup"]["total_retrans"])
-
-
-# ---------------------------------------------------------------------------
 # Running the Linux side: one emulation at a time, never beside another
 
 
 _lock = threading.Lock()
 _linux: dict[tuple, dict[str, float]] = {}
-
-
-def _emulate(scenario: dict, work: Path, what: str) -> tuple[dict, dict, dict]:
-    """One Linux measurement, repeated while the emulator fell behind
-    (`emulate_on_time`); the hosts' logs and the run's summary."""
-    from satcc.emulate import emulate_on_time
-
-    def logs(result) -> tuple[dict, dict]:
-        try:
-            return tuple(json.loads((work / n).read_text()) for n in ("tx.json", "rx.json"))
-        except (OSError, ValueError) as e:
-            out = "\n".join(f"{h}: {result.output(h)[-400:]}" for h in ("tx", "rx"))
-            raise RunFailed(f"the Linux hosts of {what} left no usable log ({e}):\n{out}") from e
-
-    result, (tx, rx) = emulate_on_time(scenario, logs, seed=1)
-    return tx, rx, result.summary
 
 
 def _release(summary: dict, prefix: str) -> dict[str, float]:
@@ -290,9 +237,9 @@ def _measure_linux(case: Case, cc: str) -> dict[str, float]:
         work = Path(tmp)
         say(f"emulating {case.label} with Linux {cc} ({case.duration_s:g} s)")
         what = f"{case.label} ({cc}, bulk)"
-        tx, rx, summary = _emulate(emulated(case, cc, work), work, what)
-        out["linux_goodput_mbps"] = linux_goodput(tx, rx, case.warmup_s, case.duration_s) / 1e6
-        out["linux_retransmissions"] = linux_retransmissions(tx)
+        tx, rx, summary = bulk_transfer(emulated(case, cc, work), work, what)
+        out["linux_goodput_mbps"] = bulk.goodput_bps(tx, rx, case.warmup_s, case.duration_s) / 1e6
+        out["linux_retransmissions"] = bulk.retransmissions(tx)
         out.update(_release(summary, "linux_"))
         if case.judged:
             for name in ("tx.json", "rx.json"):
@@ -300,8 +247,8 @@ def _measure_linux(case: Case, cc: str) -> dict[str, float]:
             say(f"emulating {case.label} with Linux {cc} ({case.transfer_bytes:,} B transfer)")
             scenario = emulated(case, cc, work, size=case.transfer_bytes)
             what = f"{case.label} ({cc}, transfer)"
-            tx, rx, summary = _emulate(scenario, work, what)
-            out["linux_completion_s"] = linux_completion(tx, rx, case.transfer_bytes)
+            tx, rx, summary = bulk_transfer(scenario, work, what)
+            out["linux_completion_s"] = bulk.completion_s(tx, rx, case.transfer_bytes)
             out.update(_release(summary, "linux_completion_"))
     return out
 
