@@ -7,12 +7,15 @@
 //! network from a validated description and runs it). Models are plain state
 //! machines driven by `poll(now)` / `poll_at()`, so the same link and queue
 //! code can be driven by the event scheduler or by a real-time clock.
-//! `atm` (the cell, AAL5 segmentation/reassembly) sits beside `transport`.
+//! `atm` (the cell, AAL5 segmentation/reassembly) and `satmac` (the DVB-RCS
+//! return link's frames, capacity requests and demand assignment) sit
+//! beside `transport`.
 
 pub mod apps;
 pub mod atm;
 pub mod engine;
 pub mod net;
+pub mod satmac;
 pub mod scenario;
 pub mod transport;
 

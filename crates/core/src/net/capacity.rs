@@ -1,6 +1,8 @@
 //! Processes that drive a link's capacity over time: constant, two-state
 //! Markov-modulated (the bottleneck model of the TCP/ABR effcap study), or a
-//! piecewise-constant trace (optionally periodic).
+//! piecewise-constant trace (optionally periodic), or the slots a TDMA
+//! station owns (`slot_schedule`: a DVB-RCS terminal's share of the
+//! return channel, replanned while the run goes on).
 //!
 //! The Markov chain runs in continuous time (exponential holding times) or,
 //! as in the effcap paper's testbed (section 4), in discrete time: it may
@@ -9,6 +11,7 @@
 //! mean_holding[i], so holding times are geometric multiples of the step
 //! with the same means.
 
+use super::slot_schedule::{SlotGrid, SlotRun, SlotSchedule};
 use crate::engine::{Duration, Rate, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +36,19 @@ pub enum CapacityConfig {
         rates_bps: Vec<f64>,
         #[serde(default)]
         period_ps: Option<Duration>,
+    },
+    /// The channel rate inside a run of slots of each period, nothing
+    /// outside; the run is replanned per epoch during the run.
+    Slotted {
+        rate_bps: f64,
+        slot_ps: Duration,
+        slots_per_period: u32,
+        periods_per_epoch: u32,
+        /// The run before the first plan.
+        #[serde(default)]
+        first_slot: u32,
+        #[serde(default)]
+        slot_count: u32,
     },
 }
 
@@ -85,6 +101,13 @@ impl CapacityConfig {
                     return Err("invalid capacity trace".into());
                 }
             }
+            CapacityConfig::Slotted { .. } => {
+                let (grid, run) = self.slots().expect("slotted");
+                grid.check()?;
+                if run.start + run.count > grid.slots_per_period {
+                    return Err("the first run of slots overruns the period".into());
+                }
+            }
         }
         Ok(())
     }
@@ -115,6 +138,36 @@ impl CapacityConfig {
                 rates: rates_bps.clone(),
                 period: *period_ps,
             }),
+            CapacityConfig::Slotted { .. } => {
+                let (grid, run) = self.slots().expect("slotted");
+                CapacityProcess::Slotted(SlotSchedule::new(grid, run))
+            }
+        }
+    }
+
+    /// The grid and first run of a slotted capacity.
+    fn slots(&self) -> Option<(SlotGrid, SlotRun)> {
+        match self {
+            CapacityConfig::Slotted {
+                rate_bps,
+                slot_ps,
+                slots_per_period,
+                periods_per_epoch,
+                first_slot,
+                slot_count,
+            } => Some((
+                SlotGrid {
+                    rate_bps: *rate_bps,
+                    slot: *slot_ps,
+                    slots_per_period: *slots_per_period,
+                    periods_per_epoch: *periods_per_epoch,
+                },
+                SlotRun {
+                    start: *first_slot,
+                    count: *slot_count,
+                },
+            )),
+            _ => None,
         }
     }
 
@@ -178,6 +231,7 @@ pub enum CapacityProcess {
         /// Start of the current repetition.
         epoch: Time,
     },
+    Slotted(SlotSchedule),
 }
 
 impl CapacityProcess {
@@ -209,6 +263,7 @@ impl CapacityProcess {
             CapacityProcess::Constant(r) => *r,
             CapacityProcess::Markov { chain, state, .. } => chain.rates[*state],
             CapacityProcess::Trace { trace, index, .. } => trace.rates[*index],
+            CapacityProcess::Slotted(s) => s.rate_bps(),
         })
     }
 
@@ -230,6 +285,15 @@ impl CapacityProcess {
                     Time::NEVER
                 }
             }
+            CapacityProcess::Slotted(s) => s.next_change(),
+        }
+    }
+
+    /// The slot schedule of a slotted capacity, to give it new plans.
+    pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
+        match self {
+            CapacityProcess::Slotted(s) => Some(s),
+            _ => None,
         }
     }
 
@@ -258,6 +322,7 @@ impl CapacityProcess {
                     *epoch += p;
                 }
             }
+            CapacityProcess::Slotted(s) => s.advance(now),
         }
     }
 }

@@ -14,6 +14,7 @@ use super::error_model::ErrorModel;
 use super::framing::Framing;
 use super::pdu::Pdu;
 use super::queue::{Queue, Verdict};
+use super::slot_schedule::SlotSchedule;
 use crate::engine::stats::{Histogram, TimeAverage};
 use crate::engine::{Duration, Rate, Time};
 
@@ -136,6 +137,14 @@ impl Link {
 
     pub fn rate(&self) -> Rate {
         self.rate
+    }
+
+    /// The slot schedule of a link with a slotted capacity, to give it the
+    /// runs of later epochs (a TBTP). Plans only ever concern epochs not
+    /// yet begun and every epoch boundary is a change instant, so the
+    /// cached rate and next change stay right.
+    pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
+        self.capacity.slots_mut()
     }
 
     pub fn queue(&self) -> &Queue {
@@ -641,6 +650,46 @@ mod tests {
         l.poll(Time(1_000), &mut out); // now in the outage
         l.enqueue(Time(1_500), pdu(1, 7));
         assert_eq!(run(&mut l), vec![(2_000 + 1_000_000, 7)]);
+    }
+
+    /// A DVB-RCS terminal's uplink: one 1504-byte slot per 10-slot
+    /// multi-frame at 6.336 Mb/s. Two 1316-byte packets: the first fits in
+    /// the first slot; the second starts in its last 188 bytes and ends
+    /// 1128 bytes into the next multi-frame's slot.
+    #[test]
+    fn a_packet_longer_than_the_rest_of_its_slot_ends_in_the_next_slot() {
+        use crate::net::slot_schedule::{SlotGrid, SlotRun, SlotSchedule};
+        let grid = SlotGrid {
+            rate_bps: 6.336e6,
+            slot: Rate::from_bps(6.336e6).tx_time(1504),
+            slots_per_period: 10,
+            periods_per_epoch: 3,
+        };
+        let mut l = Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(1000)),
+            CapacityProcess::Slotted(SlotSchedule::new(grid, SlotRun { start: 0, count: 1 })),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration(0),
+        );
+        l.enqueue(Time::ZERO, pdu(1316, 1));
+        l.enqueue(Time::ZERO, pdu(1316, 2));
+        let mut got = vec![];
+        let mut out = vec![];
+        while got.len() < 2 {
+            let t = l.poll_at();
+            l.poll(t, &mut out);
+            got.extend(out.drain(..).map(|p| (t.0, p.seq)));
+        }
+        let byte = 8.0 / 6.336e6 * 1e12;
+        let period = grid.period().0 as f64;
+        assert!((got[0].0 as f64 - 1316.0 * byte).abs() < 2.0, "{got:?}");
+        let second = period + (2.0 * 1316.0 - 1504.0) * byte;
+        assert!(
+            (got[1].0 as f64 - second).abs() < 2.0,
+            "{got:?} vs {second}"
+        );
     }
 
     #[test]

@@ -14,7 +14,9 @@ pub mod node;
 pub mod pdu;
 pub mod port;
 pub mod queue;
+pub mod quick_start;
 pub mod shaper;
+pub mod slot_schedule;
 
 pub use iface::{Iface, Outbox, Via};
 pub use link::Link;
