@@ -289,6 +289,14 @@ impl CapacityProcess {
         }
     }
 
+    /// The slot schedule of a slotted capacity.
+    pub fn slots(&self) -> Option<&SlotSchedule> {
+        match self {
+            CapacityProcess::Slotted(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The slot schedule of a slotted capacity, to give it new plans.
     pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
         match self {

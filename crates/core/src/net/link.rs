@@ -22,6 +22,8 @@ use crate::engine::{Duration, Rate, Time};
 pub struct LinkStats {
     /// PDUs offered to the link (queued, sent directly or dropped).
     pub arrivals: u64,
+    /// Their bytes (what a DVB-RCS terminal measures for its requests).
+    pub arrival_bytes: u64,
     pub tx_packets: u64,
     /// Bytes on the wire, the link's framing included.
     pub tx_bytes: u64,
@@ -147,6 +149,14 @@ impl Link {
         self.capacity.slots_mut()
     }
 
+    /// The rate of the slots a slotted link owns now (the run's share of
+    /// its period), `None` for other capacities.
+    pub fn slot_share_bps(&self) -> Option<f64> {
+        let s = self.capacity.slots()?;
+        let g = s.grid();
+        Some(g.rate_bps * f64::from(s.run().count) / f64::from(g.slots_per_period))
+    }
+
     pub fn queue(&self) -> &Queue {
         &self.queue
     }
@@ -171,6 +181,7 @@ impl Link {
         // events the scheduler ran first.
         self.catch_up(now);
         self.stats.arrivals += 1;
+        self.stats.arrival_bytes += u64::from(pdu.bytes);
         pdu.enqueued = now;
         let v = self.queue.admission(&pdu);
         if v == Verdict::Queued

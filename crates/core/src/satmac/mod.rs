@@ -1,13 +1,16 @@
 //! DVB-RCS return-link medium access: the MF-TDMA frame and the timing of
 //! the demand-assignment loop (`frame`), a terminal's capacity request
-//! (`request`), and the NCC's allocator that turns requests into burst time
-//! plans (`dama`). The tfrc-dama study's Skyplex configurations are presets
+//! (`request`), the NCC's allocator that turns requests into burst time
+//! plans (`dama`), and the loop that carries requests up and plans down
+//! (`ncc`). The tfrc-dama study's Skyplex configurations are presets
 //! of `frame`.
 
 pub mod dama;
 pub mod frame;
+pub mod ncc;
 pub mod request;
 
 pub use dama::{Allocator, Assignment, DamaConfig};
 pub use frame::{FrameConfig, Skyplex};
+pub use ncc::{Ncc, Tbtp};
 pub use request::{RequestConfig, Requester};

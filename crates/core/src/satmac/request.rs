@@ -85,6 +85,11 @@ impl Requester {
         self.arrived_bits += f64::from(bytes) * 8.0;
     }
 
+    /// Bytes that entered the terminal since the last count.
+    pub fn on_arrivals(&mut self, bytes: u64) {
+        self.arrived_bits += bytes as f64 * 8.0;
+    }
+
     /// QSD: a Quick-Start request the terminal approved.
     pub fn add_quick_start(&mut self, bps: f64) {
         self.quick_start_bps += bps;

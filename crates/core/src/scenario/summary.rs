@@ -48,6 +48,9 @@ pub fn summarise(w: &World) -> Summary {
     );
     put(&mut s, "run.unroutable".into(), w.unroutable);
     links::summarise(w, &mut s);
+    for d in &w.dvb_rcs {
+        d.summarise(&w.net, &mut s);
+    }
     let in_flight = w.in_flight_per_flow();
     conservation(w, &in_flight, &mut s);
     let view = View {

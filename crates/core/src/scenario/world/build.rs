@@ -103,6 +103,7 @@ impl World {
         };
         b.links()?;
         b.routes()?;
+        b.dvb_rcs()?;
         b.sinks()?;
         let sources = b.sources()?;
         let (tcp, shapers) = b.tcp()?;
@@ -133,6 +134,9 @@ impl World {
         for l in 0..w.net.links.len() {
             w.sched
                 .schedule(w.net.link_slots[l], w.net.links[l].poll_at());
+        }
+        for d in &w.dvb_rcs {
+            w.sched.schedule(d.slot, d.wakeup());
         }
         if !w.probes.is_empty() {
             w.sched.schedule(w.sample_slot, w.next_sample);
@@ -171,6 +175,7 @@ impl World {
             free_agents: Default::default(),
             flows: Vec::new(),
             probes: Vec::new(),
+            dvb_rcs: Vec::new(),
             sample_slot: 0,
             sample_interval: Duration(d.sample_interval_ps),
             next_sample: Time(d.sample_interval_ps),

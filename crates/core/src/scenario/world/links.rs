@@ -97,6 +97,7 @@ pub const METRICS: &[&str] = &[
     "queue_low_packets",
     "throughput_high_bps",
     "throughput_low_bps",
+    "slot_share_bps",
 ];
 
 /// The value of link metric `metric` (an index into `METRICS`, then into
@@ -122,7 +123,8 @@ pub fn sample(w: &mut World, l: usize, metric: usize, mem: &mut ProbeMemory, dt:
         "queue_high_packets" => link.queue().packets_at(0) as f64,
         "queue_low_packets" => link.queue().packets_at(1) as f64,
         "throughput_high_bps" => level_rate(link, 0, now, mem, dt),
-        _ => level_rate(link, 1, now, mem, dt),
+        "throughput_low_bps" => level_rate(link, 1, now, mem, dt),
+        _ => link.slot_share_bps().unwrap_or(f64::NAN),
     }
 }
 

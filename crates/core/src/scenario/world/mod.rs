@@ -20,6 +20,7 @@ pub mod atm;
 mod build;
 pub mod component;
 pub mod driver;
+pub mod dvb_rcs;
 pub mod emulated;
 pub mod links;
 pub mod netpipe;
@@ -50,6 +51,8 @@ enum Owner {
     /// Timer `k` of a component.
     Comp(u32, u8),
     Sampler,
+    /// The NCC of DVB-RCS channel `i`.
+    DvbRcs(u32),
     /// Released with its component; waiting for reuse.
     Free,
 }
@@ -141,6 +144,8 @@ pub struct World {
     /// One record per flow id: sources, connection directions, VCs, classes.
     pub flows: Vec<FlowRecord>,
     pub probes: Vec<Probe>,
+    /// DVB-RCS return channels (NCC and terminals).
+    pub dvb_rcs: Vec<dvb_rcs::DvbRcs>,
     sample_slot: Slot,
     pub sample_interval: Duration,
     next_sample: Time,
@@ -252,6 +257,7 @@ impl World {
             Owner::Port(l) => self.on_port_timer(l as usize),
             Owner::Comp(c, k) => self.call(c, |comp, cx| comp.on_timer(k as usize, cx)),
             Owner::Sampler => self.on_sample(),
+            Owner::DvbRcs(i) => self.on_dvb_rcs(i as usize),
             Owner::Free => {}
         }
         if let Some(max) = self.max_events {
@@ -290,6 +296,12 @@ impl World {
             self.forward(to, p);
         }
         self.link_out = out;
+    }
+
+    fn on_dvb_rcs(&mut self, i: usize) {
+        let d = &mut self.dvb_rcs[i];
+        d.on_boundary(self.now, &mut self.net);
+        self.sched.update(d.slot, d.wakeup());
     }
 
     fn on_sample(&mut self) {

@@ -1,0 +1,190 @@
+//! DVB-RCS return links (`[dvb_rcs.NAME]`): an NCC and its terminals on
+//! one MF-TDMA channel (`satmac`). Each terminal's uplink is a link of the
+//! description whose capacity is the slots the NCC gives it (a slotted
+//! capacity on the frame's grid); at every super-frame boundary each
+//! terminal asks for what entered its uplink (eq. (1)), the NCC plans
+//! (`satmac::Ncc`), and the plan is handed to the uplinks for the
+//! super-frame it applies to. The world wakes it at each boundary.
+
+use super::build::{at, checked, Builder, Names};
+use super::{Net, Owner};
+use crate::engine::{Duration, Slot, Time};
+use crate::net::capacity::CapacityConfig;
+use crate::satmac::{DamaConfig, FrameConfig, Ncc, RequestConfig, Requester};
+use crate::scenario::summary::{num, put, Summary};
+use crate::scenario::BuildError;
+use serde::{Deserialize, Serialize};
+
+/// A `dvb_rcs` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DvbRcsDesc {
+    pub name: String,
+    pub frame: FrameConfig,
+    #[serde(default)]
+    pub dama: DamaConfig,
+    pub terminals: Vec<TerminalDesc>,
+}
+
+/// A terminal: the link it sends on and how it asks for capacity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerminalDesc {
+    pub name: String,
+    pub uplink: String,
+    #[serde(default)]
+    pub request: RequestConfig,
+}
+
+impl DvbRcsDesc {
+    /// The capacity an uplink of this channel has: the frame's slot grid,
+    /// starting with `run` (what the terminal holds before the first plan).
+    pub fn uplink_capacity(&self, first_slot: u32, slot_count: u32) -> CapacityConfig {
+        let f = &self.frame;
+        CapacityConfig::Slotted {
+            rate_bps: f.channel_bps,
+            slot_ps: f.slot(),
+            slots_per_period: f.slots_per_multiframe(),
+            periods_per_epoch: f.multiframes_per_superframe,
+            first_slot,
+            slot_count,
+        }
+    }
+}
+
+struct Terminal {
+    name: String,
+    uplink: u32,
+    requester: Requester,
+    /// The uplink's `arrival_bytes` at the last request.
+    counted_bytes: u64,
+    last_request_bps: f64,
+    requests: u64,
+}
+
+/// A channel's NCC and terminals while the run goes on.
+pub struct DvbRcs {
+    name: String,
+    ncc: Ncc,
+    terminals: Vec<Terminal>,
+    next_boundary: Time,
+    pub(super) slot: Slot,
+    /// Plans that reached an uplink after their super-frame had begun.
+    late_plans: u64,
+}
+
+impl DvbRcs {
+    pub fn wakeup(&self) -> Time {
+        self.next_boundary
+    }
+
+    /// A super-frame boundary: the terminals' requests go up, the NCC
+    /// plans, the uplinks get the plan for the super-frame it applies to.
+    pub fn on_boundary(&mut self, now: Time, net: &mut Net) {
+        let tr = self.ncc.frame().superframe();
+        let requests: Vec<f64> = self
+            .terminals
+            .iter_mut()
+            .map(|t| request(t, &net.links[t.uplink as usize], tr))
+            .collect();
+        let plan = self.ncc.boundary(now, &requests);
+        for (t, run) in self.terminals.iter().zip(&plan.runs) {
+            let link = &mut net.links[t.uplink as usize];
+            if let Some(s) = link.slots_mut() {
+                let before = s.late_plans;
+                s.plan(now, plan.epoch, *run);
+                self.late_plans += s.late_plans - before;
+            }
+        }
+        self.next_boundary = now + tr;
+    }
+
+    /// `dvb_rcs.NAME.*` and `dvb_rcs.NAME.TERMINAL.*`.
+    pub fn summarise(&self, net: &Net, s: &mut Summary) {
+        let p = format!("dvb_rcs.{}.", self.name);
+        let f = self.ncc.frame();
+        let ms = |d: Duration| num(d.as_secs_f64() * 1e3);
+        put(s, format!("{p}plans"), self.ncc.plans);
+        put(s, format!("{p}late_plans"), self.late_plans);
+        put(s, format!("{p}granularity_bps"), num(f.granularity_bps()));
+        put(s, format!("{p}superframe_ms"), ms(f.superframe()));
+        put(
+            s,
+            format!("{p}allocation_delay_ms"),
+            ms(f.allocation_delay()),
+        );
+        put(s, format!("{p}mean_rtt_ms"), ms(f.mean_rtt()));
+        put(s, format!("{p}tq_max_ms"), ms(f.tq_max()));
+        put(s, format!("{p}tq_opt_ms"), ms(f.tq_opt()));
+        for t in &self.terminals {
+            let q = format!("{p}{}.", t.name);
+            let link = &net.links[t.uplink as usize];
+            put(s, format!("{q}requests"), t.requests);
+            put(s, format!("{q}last_request_bps"), num(t.last_request_bps));
+            let share = link.slot_share_bps().unwrap_or(f64::NAN);
+            put(s, format!("{q}allocated_bps"), num(share));
+        }
+    }
+}
+
+/// Eq. (1) for terminal `t` over the super-frame just ended.
+fn request(t: &mut Terminal, uplink: &crate::net::Link, tr: Duration) -> f64 {
+    let arrived = uplink.stats.arrival_bytes - t.counted_bytes;
+    t.counted_bytes = uplink.stats.arrival_bytes;
+    t.requester.on_arrivals(arrived);
+    let queued = uplink.queue().bytes();
+    t.last_request_bps = t.requester.request(tr, queued, 0.0);
+    t.requests += 1;
+    t.last_request_bps
+}
+
+impl Builder<'_> {
+    /// The `dvb_rcs` entries; their first boundary is one super-frame in.
+    pub(super) fn dvb_rcs(&mut self) -> Result<(), BuildError> {
+        let links = Names::of(self.d.links.iter().map(|l| l.name.as_str()));
+        for d in &self.d.dvb_rcs {
+            let here = at("dvb_rcs", &d.name);
+            checked(d.frame.check(), &here)?;
+            let slots = d.frame.slots_per_multiframe();
+            checked(
+                d.dama.check(d.terminals.len(), slots),
+                &format!("{here}.dama"),
+            )?;
+            let ncc = Ncc::new(d.frame.clone(), d.dama.clone(), d.terminals.len());
+            let first = ncc.initial_runs();
+            let mut terminals = vec![];
+            for (t, run) in d.terminals.iter().zip(&first) {
+                let tat = format!("{here}.terminals.{}", t.name);
+                checked(t.request.check(), &tat)?;
+                let l = links.find("link", &t.uplink, &tat)?;
+                let want = d.uplink_capacity(run.start, run.count);
+                if self.d.links[l as usize].capacity != want {
+                    return Err(BuildError(format!(
+                        "{tat}: uplink {:?} must have the channel's slotted capacity {want:?}",
+                        t.uplink
+                    )));
+                }
+                terminals.push(Terminal {
+                    name: t.name.clone(),
+                    uplink: l,
+                    requester: Requester::new(t.request.clone()),
+                    counted_bytes: 0,
+                    last_request_bps: 0.0,
+                    requests: 0,
+                });
+            }
+            let slot = self
+                .w
+                .alloc_slot(Owner::DvbRcs(self.w.dvb_rcs.len() as u32));
+            self.w.dvb_rcs.push(DvbRcs {
+                name: d.name.clone(),
+                next_boundary: Time(d.frame.superframe().ps()),
+                ncc,
+                terminals,
+                slot,
+                late_plans: 0,
+            });
+        }
+        Ok(())
+    }
+}
