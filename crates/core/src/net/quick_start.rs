@@ -43,6 +43,34 @@ pub fn code_at_most(bps: f64) -> u8 {
         .unwrap_or(0)
 }
 
+/// A Quick-Start option on a packet (RFC 4782 §4.1), as far as the models
+/// act on it: a request's rate code, which each QS router on the path may
+/// lower (to 0: refused), and whether every router on the path has seen it
+/// (the TTL check of §4.4, reduced to a flag a non-QS router clears).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct QsOption {
+    pub rate_code: u8,
+    pub every_router: bool,
+}
+
+impl QsOption {
+    pub fn request(bps: f64) -> QsOption {
+        QsOption {
+            rate_code: code_at_most(bps),
+            every_router: true,
+        }
+    }
+
+    pub fn rate_bps(&self) -> f64 {
+        rate_of_code(self.rate_code)
+    }
+
+    /// Approved by the whole path.
+    pub fn approved(&self) -> bool {
+        self.every_router && self.rate_code > 0
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QsRouterConfig {
@@ -131,6 +159,15 @@ impl QsRouter {
         approved
     }
 
+    /// A router on the path: lowers the option's rate to what it approves.
+    pub fn process(&mut self, now: Time, opt: &mut QsOption, capacity_bps: f64, free_bps: f64) {
+        if opt.rate_code == 0 {
+            return;
+        }
+        let approved = self.decide(now, opt.rate_bps(), capacity_bps, free_bps);
+        opt.rate_code = code_at_most(approved);
+    }
+
     /// Shifts the interval memory forward to the interval holding `now`.
     fn forget_until(&mut self, now: Time) {
         let len = self.cfg.state_delay.ps();
@@ -209,6 +246,21 @@ mod tests {
         // second (in the same interval) with it.
         assert_eq!(r.recently_approved(t(2460)), 0.0);
         assert_eq!(r.decide(t(2460), 320_000.0, C, free), 320_000.0);
+    }
+
+    #[test]
+    fn a_router_lowers_the_option_and_a_refusal_sticks() {
+        let mut r = router();
+        let mut opt = QsOption::request(320_000.0);
+        r.process(Time::ZERO, &mut opt, C, 0.22 * C);
+        assert_eq!(opt.rate_bps(), 80_000.0);
+        assert!(opt.approved());
+        let mut full = QsOption::request(320_000.0);
+        r.process(Time::ZERO, &mut full, C, 0.0);
+        assert!(!full.approved());
+        // A later router never raises a refused request.
+        r.process(Time::ZERO, &mut full, C, C);
+        assert_eq!(full.rate_code, 0);
     }
 
     #[test]

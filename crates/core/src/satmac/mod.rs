@@ -2,15 +2,18 @@
 //! the demand-assignment loop (`frame`), a terminal's capacity request
 //! (`request`), the NCC's allocator that turns requests into burst time
 //! plans (`dama`), and the loop that carries requests up and plans down
-//! (`ncc`). The tfrc-dama study's Skyplex configurations are presets
+//! (`ncc`), and the terminal's Quick-Start agent with QSD (`qs_agent`).
+//! The tfrc-dama study's Skyplex configurations are presets
 //! of `frame`.
 
 pub mod dama;
 pub mod frame;
 pub mod ncc;
+pub mod qs_agent;
 pub mod request;
 
 pub use dama::{Allocator, Assignment, DamaConfig};
 pub use frame::{FrameConfig, Skyplex};
 pub use ncc::{Ncc, Tbtp};
+pub use qs_agent::{QsAgent, QsAgentConfig};
 pub use request::{RequestConfig, Requester};

@@ -1,0 +1,211 @@
+//! The Quick-Start agent of a satellite terminal, acting as the QS router
+//! of the uplink (the tfrc-dama paper, sections 2.4 and 3.4, appendix A):
+//!
+//! - it decides on each QS-Request leaving through its terminal with the
+//!   target algorithm (`net::quick_start`), the channel's free capacity
+//!   being that of the last TBTP heard (A.1.1, one observation per T_b);
+//! - approvals are remembered over M = 2 intervals of
+//!   state_delay = (T_r + T_a)/2, the longest a request takes to show in a
+//!   TBTP;
+//! - with QSD it adds each approved rate to the terminal's next DAMA request
+//!   and holds the packet carrying the QS-Request for T_q before sending it
+//!   on, so that the QS-Response and the allocation reach the sender
+//!   together (T_q = 0: QSD without the delay).
+
+use super::frame::FrameConfig;
+use crate::engine::{Duration, Time};
+use crate::net::quick_start::{QsOption, QsRouter, QsRouterConfig};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QsAgentConfig {
+    #[serde(default = "default_thresh")]
+    pub qs_thresh: f64,
+    #[serde(default = "default_memory")]
+    pub memory_intervals: u32,
+    /// None: (T_r + T_a)/2 of the channel's frame.
+    #[serde(default, rename = "state_delay_ps")]
+    pub state_delay: Option<Duration>,
+    /// QSD: ask DAMA for the approved rate and hold the request for `tq`.
+    #[serde(default)]
+    pub qsd: bool,
+    #[serde(default, rename = "tq_ps")]
+    pub tq: Duration,
+}
+
+fn default_thresh() -> f64 {
+    0.8
+}
+fn default_memory() -> u32 {
+    2
+}
+
+impl Default for QsAgentConfig {
+    fn default() -> QsAgentConfig {
+        QsAgentConfig {
+            qs_thresh: default_thresh(),
+            memory_intervals: default_memory(),
+            state_delay: None,
+            qsd: false,
+            tq: Duration::ZERO,
+        }
+    }
+}
+
+impl QsAgentConfig {
+    /// The router settings over `frame`.
+    pub fn router(&self, frame: &FrameConfig) -> QsRouterConfig {
+        let derived = Duration((frame.superframe().ps() + frame.allocation_delay().ps()) / 2);
+        QsRouterConfig {
+            qs_thresh: self.qs_thresh,
+            memory_intervals: self.memory_intervals,
+            state_delay: self.state_delay.unwrap_or(derived),
+        }
+    }
+
+    pub fn check(&self, frame: &FrameConfig) -> Result<(), String> {
+        if !self.qsd && self.tq.ps() > 0 {
+            return Err("tq delays QS-Requests only with qsd = true".into());
+        }
+        self.router(frame).check()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct QsAgent {
+    router: QsRouter,
+    qsd: bool,
+    tq: Duration,
+    capacity_bps: f64,
+    granularity_bps: f64,
+    free_bps: f64,
+    /// Approved rates not yet added to a DAMA request (QSD).
+    for_dama_bps: f64,
+    pub requests: u64,
+    pub held: u64,
+}
+
+impl QsAgent {
+    /// An agent on `frame`'s channel, which it believes idle until the
+    /// first TBTP.
+    pub fn new(cfg: &QsAgentConfig, frame: &FrameConfig) -> QsAgent {
+        QsAgent {
+            router: QsRouter::new(cfg.router(frame)),
+            qsd: cfg.qsd,
+            tq: cfg.tq,
+            capacity_bps: frame.channel_bps,
+            granularity_bps: frame.granularity_bps(),
+            free_bps: frame.channel_bps,
+            for_dama_bps: 0.0,
+            requests: 0,
+            held: 0,
+        }
+    }
+
+    /// A TBTP heard: its count of unassigned slots per multi-frame.
+    pub fn on_tbtp(&mut self, free_slots: u32) {
+        self.free_bps = f64::from(free_slots) * self.granularity_bps;
+    }
+
+    pub fn free_bps(&self) -> f64 {
+        self.free_bps
+    }
+
+    /// A QS-Request leaving through the terminal at `now`: decides on it
+    /// (lowering its rate) and says when it may go on.
+    pub fn on_request(&mut self, now: Time, opt: &mut QsOption) -> Time {
+        self.requests += 1;
+        self.router
+            .process(now, opt, self.capacity_bps, self.free_bps);
+        if !self.qsd || !opt.approved() {
+            return now;
+        }
+        self.for_dama_bps += opt.rate_bps();
+        if self.tq.ps() > 0 {
+            self.held += 1;
+        }
+        now + self.tq
+    }
+
+    /// QSD: the approved rates to add to the terminal's next request.
+    pub fn take_for_dama(&mut self) -> f64 {
+        std::mem::take(&mut self.for_dama_bps)
+    }
+
+    pub fn approvals(&self) -> u64 {
+        self.router.approvals
+    }
+
+    pub fn refusals(&self) -> u64 {
+        self.router.refusals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::satmac::frame::Skyplex;
+
+    fn large() -> FrameConfig {
+        FrameConfig::skyplex(Skyplex::Large)
+    }
+
+    #[test]
+    fn state_delay_is_half_of_tr_plus_ta() {
+        let r = QsAgentConfig::default().router(&large());
+        assert!((r.state_delay.as_secs_f64() - (0.8204 + 1.6408) / 2.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn plain_quick_start_approves_and_passes_at_once() {
+        let mut a = QsAgent::new(&QsAgentConfig::default(), &large());
+        a.on_tbtp(139);
+        let mut opt = QsOption::request(320_000.0);
+        assert_eq!(a.on_request(Time(7), &mut opt), Time(7));
+        assert_eq!(opt.rate_bps(), 320_000.0);
+        assert_eq!(a.take_for_dama(), 0.0);
+    }
+
+    #[test]
+    fn qsd_asks_dama_for_the_approved_rate_once_and_holds_the_request() {
+        let tq = Duration::from_millis(518);
+        let cfg = QsAgentConfig {
+            qsd: true,
+            tq,
+            ..QsAgentConfig::default()
+        };
+        let mut a = QsAgent::new(&cfg, &large());
+        let mut opt = QsOption::request(320_000.0);
+        assert_eq!(a.on_request(Time::ZERO, &mut opt), Time(tq.ps()));
+        assert_eq!(a.take_for_dama(), 320_000.0);
+        assert_eq!(a.take_for_dama(), 0.0);
+        assert_eq!(a.held, 1);
+    }
+
+    #[test]
+    fn a_busy_channel_refuses_and_qsd_asks_nothing() {
+        let cfg = QsAgentConfig {
+            qsd: true,
+            tq: Duration::from_millis(518),
+            ..QsAgentConfig::default()
+        };
+        let mut a = QsAgent::new(&cfg, &large());
+        // 20 of 144 slots free: 13.9 % free, use above 0.8.
+        a.on_tbtp(20);
+        let mut opt = QsOption::request(320_000.0);
+        assert_eq!(a.on_request(Time(5), &mut opt), Time(5));
+        assert!(!opt.approved());
+        assert_eq!(a.take_for_dama(), 0.0);
+        assert_eq!(a.refusals(), 1);
+    }
+
+    #[test]
+    fn a_delay_without_qsd_is_refused() {
+        let cfg = QsAgentConfig {
+            tq: Duration::from_millis(1),
+            ..QsAgentConfig::default()
+        };
+        assert!(cfg.check(&large()).unwrap_err().contains("qsd"));
+    }
+}
