@@ -75,20 +75,24 @@ impl QsOption {
 #[serde(deny_unknown_fields)]
 pub struct QsRouterConfig {
     /// Approve only while use stays below this fraction of the capacity.
-    #[serde(default = "default_thresh")]
+    #[serde(default = "default_qs_thresh")]
     pub qs_thresh: f64,
     /// Intervals over which approvals are remembered (M).
-    #[serde(default = "default_memory")]
+    #[serde(default = "default_memory_intervals")]
     pub memory_intervals: u32,
     /// Length of one interval.
     #[serde(rename = "state_delay_ps")]
     pub state_delay: Duration,
 }
 
-fn default_thresh() -> f64 {
+/// The tfrc-dama paper's threshold (appendix A: free capacity of at least
+/// 20 %).
+pub fn default_qs_thresh() -> f64 {
     0.8
 }
-fn default_memory() -> u32 {
+
+/// The tfrc-dama paper's M.
+pub fn default_memory_intervals() -> u32 {
     2
 }
 

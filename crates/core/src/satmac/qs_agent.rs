@@ -14,15 +14,17 @@
 
 use super::frame::FrameConfig;
 use crate::engine::{Duration, Time};
-use crate::net::quick_start::{QsOption, QsRouter, QsRouterConfig};
+use crate::net::quick_start::{
+    default_memory_intervals, default_qs_thresh, QsOption, QsRouter, QsRouterConfig,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QsAgentConfig {
-    #[serde(default = "default_thresh")]
+    #[serde(default = "default_qs_thresh")]
     pub qs_thresh: f64,
-    #[serde(default = "default_memory")]
+    #[serde(default = "default_memory_intervals")]
     pub memory_intervals: u32,
     /// None: (T_r + T_a)/2 of the channel's frame.
     #[serde(default, rename = "state_delay_ps")]
@@ -34,18 +36,11 @@ pub struct QsAgentConfig {
     pub tq: Duration,
 }
 
-fn default_thresh() -> f64 {
-    0.8
-}
-fn default_memory() -> u32 {
-    2
-}
-
 impl Default for QsAgentConfig {
     fn default() -> QsAgentConfig {
         QsAgentConfig {
-            qs_thresh: default_thresh(),
-            memory_intervals: default_memory(),
+            qs_thresh: default_qs_thresh(),
+            memory_intervals: default_memory_intervals(),
             state_delay: None,
             qsd: false,
             tq: Duration::ZERO,
