@@ -663,46 +663,6 @@ mod tests {
         assert_eq!(run(&mut l), vec![(2_000 + 1_000_000, 7)]);
     }
 
-    /// A DVB-RCS terminal's uplink: one 1504-byte slot per 10-slot
-    /// multi-frame at 6.336 Mb/s. Two 1316-byte packets: the first fits in
-    /// the first slot; the second starts in its last 188 bytes and ends
-    /// 1128 bytes into the next multi-frame's slot.
-    #[test]
-    fn a_packet_longer_than_the_rest_of_its_slot_ends_in_the_next_slot() {
-        use crate::net::slot_schedule::{SlotGrid, SlotRun, SlotSchedule};
-        let grid = SlotGrid {
-            rate_bps: 6.336e6,
-            slot: Rate::from_bps(6.336e6).tx_time(1504),
-            slots_per_period: 10,
-            periods_per_epoch: 3,
-        };
-        let mut l = Link::new(
-            0,
-            1,
-            Queue::drop_tail(Limit::Packets(1000)),
-            CapacityProcess::Slotted(SlotSchedule::new(grid, SlotRun { start: 0, count: 1 })),
-            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
-            Duration(0),
-        );
-        l.enqueue(Time::ZERO, pdu(1316, 1));
-        l.enqueue(Time::ZERO, pdu(1316, 2));
-        let mut got = vec![];
-        let mut out = vec![];
-        while got.len() < 2 {
-            let t = l.poll_at();
-            l.poll(t, &mut out);
-            got.extend(out.drain(..).map(|p| (t.0, p.seq)));
-        }
-        let byte = 8.0 / 6.336e6 * 1e12;
-        let period = grid.period().0 as f64;
-        assert!((got[0].0 as f64 - 1316.0 * byte).abs() < 2.0, "{got:?}");
-        let second = period + (2.0 * 1316.0 - 1504.0) * byte;
-        assert!(
-            (got[1].0 as f64 - second).abs() < 2.0,
-            "{got:?} vs {second}"
-        );
-    }
-
     #[test]
     fn queue_time_average_of_a_burst() {
         // Three PDUs at t=0 on an idle 8 Mb/s link, 1 ms each: one waits
