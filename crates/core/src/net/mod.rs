@@ -21,5 +21,5 @@ pub mod slot_schedule;
 pub use iface::{Iface, Outbox, Via};
 pub use link::Link;
 pub use node::{Next, Node};
-pub use pdu::{AgentAddr, Header, Pdu};
+pub use pdu::{AgentAddr, Header, Pdu, TfrcData, TfrcFeedback};
 pub use port::{Admit, Port, PortCx};

@@ -3,6 +3,7 @@
 //! variant, so moving one never allocates; payload bytes are not carried,
 //! only their count.
 
+use super::quick_start::QsOption;
 use crate::engine::Time;
 
 pub const TCP_FIN: u8 = 0x01;
@@ -78,6 +79,34 @@ pub struct RmHeader {
     pub mcr: f64,
 }
 
+/// A TFRC data packet's header (RFC 5348 §3.2.1): the sequence number is
+/// the PDU's `seq`.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct TfrcData {
+    /// When the sender sent it.
+    pub sent: Time,
+    /// The sender's RTT estimate in picoseconds; 0 before its first sample.
+    pub rtt_ps: u64,
+    /// A Quick-Start request (RFC 4782 §4.1); rate code 0 = none.
+    pub qs: QsOption,
+}
+
+/// A TFRC feedback packet (RFC 5348 §3.2.2), with the Quick-Start response
+/// the receiver echoes (RFC 4782 §4.2).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct TfrcFeedback {
+    /// The send time of the last data packet received.
+    pub t_recvdata: Time,
+    /// How long the receiver held that packet before this report, in ps.
+    pub t_delay_ps: u64,
+    /// Receive rate since the last report, bytes/s on the wire.
+    pub x_recv: f64,
+    /// Loss event rate.
+    pub p: f64,
+    /// The approved Quick-Start rate; rate code 0 = none.
+    pub qs: QsOption,
+}
+
 /// The header of a PDU. RM cells and DVB-RCS frames join as variants when
 /// those layers land; the enum stays `Copy` and small.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -100,6 +129,8 @@ pub enum Header {
     Rate {
         rate_bps: f64,
     },
+    TfrcData(TfrcData),
+    TfrcFeedback(TfrcFeedback),
 }
 
 /// The receiving endpoint (agent) of a PDU at its destination node: an

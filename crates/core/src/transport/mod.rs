@@ -1,3 +1,4 @@
-//! Transport protocols: TCP now; TFRC and Quick-Start join here.
+//! Transport protocols: TCP, and TFRC for media flows (with Quick-Start).
 
 pub mod tcp;
+pub mod tfrc;

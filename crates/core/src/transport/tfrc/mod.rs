@@ -1,0 +1,179 @@
+//! TFRC, TCP-friendly rate control (RFC 5348), and its small-packet variant
+//! TFRC-SP (RFC 4828), with the Quick-Start start-up of RFC 4782 §4.7 as
+//! the tfrc-dama paper's sender uses it. One file per mechanism:
+//!
+//! - `equation`: the TCP throughput equation and its inverse (§3.1)
+//! - `loss_history`: loss detection, loss events and intervals, p (§5)
+//! - `receiver`: the receive rate and when to send feedback (§6)
+//! - `sender`: the allowed rate, slow start, X_recv set, nofeedback timer
+//!   (§4) and the Quick-Start phase
+//!
+//! Rates are bytes/s of whole packets on the wire: the sender paces packets
+//! of `packet_bytes`, and the receiver counts the same bytes.
+
+pub mod equation;
+pub mod loss_history;
+pub mod receiver;
+pub mod sender;
+
+pub use receiver::TfrcReceiver;
+pub use sender::TfrcSender;
+
+use crate::engine::Duration;
+use serde::{Deserialize, Serialize};
+
+/// Which revision of TFRC's sender rules (the two differ in start-up,
+/// which is what the tfrc-dama study measures).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Revision {
+    /// RFC 3448 §4.3, which the tfrc-dama paper's simulator followed: one
+    /// packet per second until the first report, then
+    /// X = max(min(2X, 2X_recv), s/R) once per RTT, X_recv being the last
+    /// report's receive rate alone.
+    Rfc3448,
+    /// RFC 5348 §4.2–4.3: X = W_init/R on the first report, with
+    /// W_init = min(4s, max(2s, 4380 B)), then doubling per RTT limited by
+    /// twice the largest receive rate of the X_recv set, never below W_init/R.
+    #[default]
+    Rfc5348,
+}
+
+/// A TFRC flow's parameters. In a scenario description they are the keys
+/// of the flow's entry, named with their units.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TfrcConfig {
+    /// A data packet's size on the wire.
+    pub packet_bytes: u32,
+    /// Of those, IP and transport headers (TFRC-SP's H, RFC 4828 §3).
+    #[serde(default = "header_default")]
+    pub header_bytes: u32,
+    /// TFRC-SP (RFC 4828).
+    #[serde(default)]
+    pub small_packets: bool,
+    #[serde(default)]
+    pub revision: Revision,
+    /// The nofeedback timer before the first RTT sample (RFC 5348 §4.2:
+    /// 2 s; the paper's section 3.5 argues for 3 s over satellite paths).
+    #[serde(rename = "initial_rto_s", default = "initial_rto_default")]
+    pub initial_rto_s: f64,
+    /// The longest back-off between packets (t_mbi, §4.3): the rate never
+    /// falls below packet_bytes / t_mbi.
+    #[serde(rename = "t_mbi_s", default = "t_mbi_default")]
+    pub t_mbi_s: f64,
+    /// Feedback packet size on the wire.
+    #[serde(default = "feedback_default")]
+    pub feedback_bytes: u32,
+    /// Ask Quick-Start for this rate (bits/s) with the first packet;
+    /// RFC 4782 rounds it down to its table (40 kb/s · 2^N).
+    #[serde(
+        rename = "quick_start_bps",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub quick_start_bps: Option<f64>,
+}
+
+fn header_default() -> u32 {
+    40
+}
+fn initial_rto_default() -> f64 {
+    2.0
+}
+fn t_mbi_default() -> f64 {
+    64.0
+}
+fn feedback_default() -> u32 {
+    40
+}
+
+/// RFC 4828 §3: TFRC-SP puts a nominal 1460-byte segment in the equation
+/// whatever the packets' size.
+pub const SP_NOMINAL_SEGMENT: f64 = 1460.0;
+/// RFC 4828 §3: at most one packet per 10 ms.
+pub const SP_MIN_INTERVAL_S: f64 = 0.010;
+
+impl TfrcConfig {
+    /// A plain TFRC flow of `packet_bytes` packets, RFC 5348 defaults.
+    pub fn new(packet_bytes: u32) -> TfrcConfig {
+        TfrcConfig {
+            packet_bytes,
+            header_bytes: header_default(),
+            small_packets: false,
+            revision: Revision::default(),
+            initial_rto_s: initial_rto_default(),
+            t_mbi_s: t_mbi_default(),
+            feedback_bytes: feedback_default(),
+            quick_start_bps: None,
+        }
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        if self.packet_bytes == 0 {
+            return Err("packet_bytes must be positive".into());
+        }
+        if self.header_bytes >= self.packet_bytes {
+            return Err(format!(
+                "header_bytes ({}) must be smaller than packet_bytes ({})",
+                self.header_bytes, self.packet_bytes
+            ));
+        }
+        if self.feedback_bytes == 0 {
+            return Err("feedback_bytes must be positive".into());
+        }
+        for (name, v) in [
+            ("initial_rto_s", self.initial_rto_s),
+            ("t_mbi_s", self.t_mbi_s),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!(
+                    "{name} must be a positive number of seconds, got {v}"
+                ));
+            }
+        }
+        if let Some(q) = self.quick_start_bps {
+            if !(q.is_finite() && q >= 40_000.0) {
+                return Err(format!(
+                    "quick_start_bps must be at least 40000 (RFC 4782's lowest rate), got {q}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The segment size s the equation and the initial rates use.
+    pub fn s_equation(&self) -> f64 {
+        if self.small_packets {
+            SP_NOMINAL_SEGMENT
+        } else {
+            f64::from(self.packet_bytes)
+        }
+    }
+
+    /// TFRC-SP's header penalty P/(P + H) on the equation's rate (RFC 4828
+    /// §3); 1 for plain TFRC.
+    pub fn header_penalty(&self) -> f64 {
+        if self.small_packets {
+            let p = f64::from(self.packet_bytes - self.header_bytes);
+            p / (p + f64::from(self.header_bytes))
+        } else {
+            1.0
+        }
+    }
+
+    /// The lowest rate, bytes/s: one packet per t_mbi.
+    pub fn min_rate(&self) -> f64 {
+        f64::from(self.packet_bytes) / self.t_mbi_s
+    }
+
+    /// W_init of RFC 5348 §4.2, bytes.
+    pub fn w_init(&self) -> f64 {
+        let s = self.s_equation();
+        (4.0 * s).min((2.0 * s).max(4380.0))
+    }
+
+    pub fn initial_rto(&self) -> Duration {
+        Duration::from_secs_f64(self.initial_rto_s)
+    }
+}
