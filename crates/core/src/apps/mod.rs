@@ -1,8 +1,11 @@
-//! Traffic sources (CBR, Poisson, ON-OFF, MPEG-2 video) and the measuring sink.
+//! Traffic sources (CBR, Poisson, ON-OFF, MPEG-2 video, constant-rate media
+//! behind a transmit buffer), the measuring sink and the de-jitter point.
 
 pub mod cbr;
+pub mod dejitter;
 pub mod emitter;
 pub mod fgn;
+pub mod media;
 pub mod mpeg2;
 pub mod netpipe;
 pub mod onoff;

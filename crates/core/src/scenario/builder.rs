@@ -22,7 +22,9 @@ use super::world::links::LinkDesc;
 use super::world::probes::ProbeDesc;
 use super::world::sources::{SinkDesc, SizeKind, SourceDesc, SourceKind};
 use super::world::tcp::TcpDesc;
+use super::world::tfrc::TfrcDesc;
 use super::world::udp_rr::UdpRrDesc;
+use crate::apps::media::MediaConfig;
 use crate::apps::tcp_app::AppKind;
 use crate::apps::udp_rr::UdpRrConfig;
 use crate::engine::{Duration, Time};
@@ -30,6 +32,7 @@ use crate::net::capacity::CapacityConfig;
 use crate::net::framing::Framing;
 use crate::net::queue::{Limit, QueueConfig};
 use crate::transport::tcp::TcpConfig;
+use crate::transport::tfrc::TfrcConfig;
 use std::collections::{BTreeMap, VecDeque};
 
 pub struct ScenarioBuilder {
@@ -208,6 +211,35 @@ impl ScenarioBuilder {
         };
         f(&mut t);
         self.d.tcp.push(t);
+        self
+    }
+
+    /// A TFRC media flow of `packet_bytes` packets at `rate_bps` with a
+    /// 1000-packet transmit buffer, RFC 5348 defaults.
+    pub fn tfrc_with(
+        mut self,
+        name: &str,
+        from: &str,
+        to: &str,
+        rate_bps: f64,
+        packet_bytes: u32,
+        f: impl FnOnce(&mut TfrcDesc),
+    ) -> Self {
+        let mut t = TfrcDesc {
+            name: name.into(),
+            src_node: from.into(),
+            dst_node: to.into(),
+            start_ps: Time::ZERO,
+            media: MediaConfig {
+                rate_bps,
+                buffer_packets: 1000,
+                duration: None,
+            },
+            tolerable_delay: None,
+            config: TfrcConfig::new(packet_bytes),
+        };
+        f(&mut t);
+        self.d.tfrc.push(t);
         self
     }
 

@@ -6,7 +6,7 @@
 //! entry deserialise straight into the models' own configs (`TcpConfig`,
 //! `AbrConfig`, `EricaConfig`, ...).
 
-use super::world::{arrivals, dvb_rcs, emulated, links, probes, sources, tcp, udp_rr};
+use super::world::{arrivals, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, udp_rr};
 use super::BuildError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -41,6 +41,8 @@ pub struct Description {
     pub emulate: Vec<emulated::EmulatedDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dvb_rcs: Vec<dvb_rcs::DvbRcsDesc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tfrc: Vec<tfrc::TfrcDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

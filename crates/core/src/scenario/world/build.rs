@@ -108,6 +108,7 @@ impl World {
         let sources = b.sources()?;
         let (tcp, shapers) = b.tcp()?;
         let udp = b.udp_rr()?;
+        let tfrc = b.tfrc()?;
         let arrivals = b.arrivals()?;
         let host_shapers = b.emulated()?;
         b.probes()?;
@@ -128,7 +129,7 @@ impl World {
             }
         }
         let shapers = shapers.iter().chain(&host_shapers);
-        for &id in sources.iter().chain(&arrivals).chain(shapers) {
+        for &id in sources.iter().chain(&arrivals).chain(shapers).chain(&tfrc) {
             w.start(id);
         }
         for l in 0..w.net.links.len() {

@@ -16,6 +16,7 @@ use super::probes::ProbeMemory;
 use super::shaper::ShaperComp;
 use super::sources::{SinkComp, SourceComp};
 use super::tcp::TcpConn;
+use super::tfrc::TfrcFlow;
 use super::udp_rr::UdpRrConn;
 use crate::apps::FlowRecord;
 use crate::engine::Time;
@@ -60,6 +61,7 @@ pub enum Component {
     Source(Box<SourceComp>),
     Sink(Box<SinkComp>),
     Tcp(Box<TcpConn>),
+    Tfrc(Box<TfrcFlow>),
     UdpRr(Box<UdpRrConn>),
     Vcs(Box<VcPair>),
     Shaper(Box<ShaperComp>),
@@ -73,7 +75,7 @@ impl Component {
         match self {
             Component::Vacant | Component::Source(_) | Component::Arrivals(_) => 0,
             Component::Sink(_) | Component::Exit(_) | Component::Emulated(_) => 1,
-            Component::Tcp(_) | Component::UdpRr(_) => 2,
+            Component::Tcp(_) | Component::UdpRr(_) | Component::Tfrc(_) => 2,
             Component::Vcs(_) => VcPair::AGENTS,
             Component::Shaper(_) => ShaperComp::AGENTS,
         }
@@ -89,7 +91,7 @@ impl Component {
             | Component::UdpRr(_)
             | Component::Arrivals(_)
             | Component::Shaper(_) => 1,
-            Component::Tcp(_) | Component::Vcs(_) => 2,
+            Component::Tcp(_) | Component::Vcs(_) | Component::Tfrc(_) => 2,
         }
     }
 
@@ -98,6 +100,7 @@ impl Component {
         match self {
             Component::Tcp(c) => c.attach(agents),
             Component::UdpRr(c) => c.attach(agents),
+            Component::Tfrc(c) => c.attach(agents),
             Component::Vcs(c) => c.attach(agents),
             Component::Emulated(c) => c.attach(agents),
             _ => {}
@@ -109,6 +112,7 @@ impl Component {
         match self {
             Component::Source(c) => c.wakeup(),
             Component::Tcp(c) => c.wakeup(k),
+            Component::Tfrc(c) => c.wakeup(k, now),
             Component::UdpRr(c) => c.wakeup(now),
             Component::Vcs(c) => c.wakeup(k, now),
             Component::Arrivals(c) => c.wakeup(),
@@ -124,6 +128,7 @@ impl Component {
         match self {
             Component::Source(c) => c.on_timer(cx),
             Component::Tcp(c) => c.on_timer(k, cx),
+            Component::Tfrc(c) => c.on_timer(k, cx),
             Component::UdpRr(c) => c.on_timer(cx),
             Component::Vcs(c) => c.on_timer(k, cx),
             Component::Arrivals(c) => c.on_timer(cx),
@@ -140,6 +145,7 @@ impl Component {
         match self {
             Component::Sink(c) => c.on_pdu(p, cx),
             Component::Tcp(c) => c.on_pdu(agent, p, cx),
+            Component::Tfrc(c) => c.on_pdu(agent, p, cx),
             Component::UdpRr(c) => c.on_pdu(agent, p, cx),
             Component::Vcs(c) => c.on_pdu(agent, p, cx),
             Component::Exit(c) => c.on_pdu(p, cx),
@@ -155,6 +161,7 @@ impl Component {
             Component::Source(c) => c.summarise(s, view),
             Component::Sink(c) => c.summarise(s, view),
             Component::Tcp(c) => c.summarise(s, view),
+            Component::Tfrc(c) => c.summarise(s, view.now),
             Component::UdpRr(c) => c.summarise(s, view),
             Component::Vcs(c) => c.summarise(s, view),
             Component::Arrivals(c) => c.summarise(s, view),
@@ -171,6 +178,7 @@ impl Component {
             Component::Source(c) => c.sample(metric, mem, dt),
             Component::Sink(c) => c.sample(metric, mem, dt),
             Component::Tcp(c) => c.sample(metric, mem, dt, view),
+            Component::Tfrc(c) => c.sample(metric, mem, dt),
             Component::Emulated(c) => c.sample(metric, mem, dt, view),
             _ => f64::NAN,
         }

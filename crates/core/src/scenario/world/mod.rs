@@ -29,6 +29,7 @@ pub mod probes;
 pub mod shaper;
 pub mod sources;
 pub mod tcp;
+pub mod tfrc;
 pub mod udp_rr;
 
 use crate::apps::FlowRecord;

@@ -11,6 +11,7 @@ use super::links;
 use super::ports::PortKind;
 use super::sources::{SinkComp, SourceComp};
 use super::tcp::TcpConn;
+use super::tfrc::TfrcFlow;
 use super::World;
 use crate::engine::stats::TimeSeries;
 use crate::scenario::BuildError;
@@ -35,6 +36,7 @@ pub fn metrics() -> Vec<(&'static str, Vec<&'static str>)> {
         ("sink", SinkComp::METRICS.to_vec()),
         ("source", SourceComp::METRICS.to_vec()),
         ("tcp", TcpConn::METRICS.to_vec()),
+        ("tfrc", TfrcFlow::METRICS.to_vec()),
         ("emulate", EmulatedHost::METRICS.to_vec()),
     ]
 }
@@ -138,6 +140,7 @@ impl Builder<'_> {
                 "sink" => Target::Component(self.find("sink", "sink", &p.of, &at)?),
                 "source" => Target::Component(self.find("source", "source", &p.of, &at)?),
                 "tcp" => Target::Component(self.find("tcp", "tcp connection", &p.of, &at)?),
+                "tfrc" => Target::Component(self.find("tfrc", "tfrc flow", &p.of, &at)?),
                 "emulate" => {
                     Target::Component(self.find("emulate", "emulated host", &p.of, &at)?)
                 }

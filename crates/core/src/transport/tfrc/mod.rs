@@ -42,7 +42,6 @@ pub enum Revision {
 /// A TFRC flow's parameters. In a scenario description they are the keys
 /// of the flow's entry, named with their units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TfrcConfig {
     /// A data packet's size on the wire.
     pub packet_bytes: u32,

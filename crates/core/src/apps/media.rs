@@ -1,0 +1,159 @@
+//! A constant-rate media application feeding a transport's finite transmit
+//! buffer (the tfrc-dama paper, section 2.3 and Table II): the encoder
+//! emits one packet every packet_bytes·8/rate seconds whatever the
+//! transport may send; a packet that finds the buffer full is lost to
+//! overflow and counted. Each packet is known by its generation time,
+//! which the receiver's de-jitter point measures the end-to-end delay from.
+
+use crate::engine::{Duration, Time};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MediaConfig {
+    /// Media rate, bits/s of whole packets on the wire.
+    pub rate_bps: f64,
+    /// Transmit buffer, packets (Table II's "transmit buffer").
+    pub buffer_packets: u32,
+    /// How long the encoder runs; None: to the end of the run.
+    #[serde(
+        default,
+        rename = "duration_ps",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub duration: Option<Duration>,
+}
+
+impl MediaConfig {
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
+            return Err(format!(
+                "media rate_bps must be positive, got {}",
+                self.rate_bps
+            ));
+        }
+        if self.buffer_packets == 0 {
+            return Err("media buffer_packets must be at least 1".into());
+        }
+        if self.duration.is_some_and(|d| d.ps() == 0) {
+            return Err("media duration must be positive".into());
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct MediaSource {
+    interval: Duration,
+    capacity: usize,
+    next: Time,
+    stop: Time,
+    /// Generation times of the packets waiting in the transmit buffer.
+    buffer: VecDeque<Time>,
+    pub generated: u64,
+    pub overflow: u64,
+    pub buffer_max: usize,
+}
+
+impl MediaSource {
+    /// An encoder of `packet_bytes` packets starting at `start`.
+    pub fn new(cfg: &MediaConfig, packet_bytes: u32, start: Time) -> MediaSource {
+        let interval = Duration::from_secs_f64(f64::from(packet_bytes) * 8.0 / cfg.rate_bps);
+        MediaSource {
+            interval,
+            capacity: cfg.buffer_packets as usize,
+            next: start,
+            stop: cfg.duration.map_or(Time::NEVER, |d| start + d),
+            buffer: VecDeque::new(),
+            generated: 0,
+            overflow: 0,
+            buffer_max: 0,
+        }
+    }
+
+    /// When the next packet is generated (`Time::NEVER` once stopped).
+    pub fn poll_at(&self) -> Time {
+        if self.next < self.stop {
+            self.next
+        } else {
+            Time::NEVER
+        }
+    }
+
+    /// Generates every packet due by `now`.
+    pub fn generate(&mut self, now: Time) {
+        while self.next <= now && self.next < self.stop {
+            self.generated += 1;
+            if self.buffer.len() < self.capacity {
+                self.buffer.push_back(self.next);
+                self.buffer_max = self.buffer_max.max(self.buffer.len());
+            } else {
+                self.overflow += 1;
+            }
+            self.next += self.interval;
+        }
+    }
+
+    /// The oldest waiting packet's generation time, taken for sending.
+    pub fn take(&mut self) -> Option<Time> {
+        self.buffer.pop_front()
+    }
+
+    pub fn waiting(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// The encoder has stopped and the buffer is empty.
+    pub fn done(&self) -> bool {
+        self.poll_at() == Time::NEVER && self.buffer.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(rate_bps: f64, buffer_packets: u32) -> MediaConfig {
+        MediaConfig {
+            rate_bps,
+            buffer_packets,
+            duration: None,
+        }
+    }
+
+    #[test]
+    fn emits_at_the_media_rate() {
+        // 1316 B at 256 kb/s: one packet every 41.125 ms.
+        let mut m = MediaSource::new(&cfg(256_000.0, 1000), 1316, Time::ZERO);
+        m.generate(Time::from_secs_f64(1.0));
+        assert_eq!(m.generated, 25);
+        assert_eq!(m.take(), Some(Time::ZERO));
+        assert_eq!(m.take(), Some(Time(41_125_000_000)));
+    }
+
+    #[test]
+    fn a_full_buffer_overflows_and_counts() {
+        let mut m = MediaSource::new(&cfg(16_000.0, 2), 160, Time::ZERO);
+        m.generate(Time::from_secs_f64(0.1));
+        // 80 ms a packet: t = 0 and 80 ms fit, nothing overflows yet.
+        assert_eq!((m.generated, m.overflow, m.waiting()), (2, 0, 2));
+        m.generate(Time::from_secs_f64(0.4));
+        assert_eq!((m.generated, m.overflow, m.waiting()), (6, 4, 2));
+        assert_eq!(m.generated, m.overflow + m.waiting() as u64);
+    }
+
+    #[test]
+    fn stops_after_its_duration() {
+        let mut c = cfg(8_000.0, 100);
+        c.duration = Some(Duration::from_millis(3500));
+        let mut m = MediaSource::new(&c, 1000, Time::from_secs_f64(1.0));
+        m.generate(Time::from_secs_f64(10.0));
+        // Generated at 1, 2, 3 and 4 s.
+        assert_eq!(m.generated, 4);
+        assert_eq!(m.poll_at(), Time::NEVER);
+        assert!(!m.done());
+        while m.take().is_some() {}
+        assert!(m.done());
+    }
+}

@@ -1,0 +1,295 @@
+//! TFRC media flows: the `tfrc` section, a flow as a component (the media
+//! application and its transmit buffer, the TFRC sender and receiver, the
+//! receiver's de-jitter point), its summary keys (`tfrc.NAME.*`) and its
+//! probe metrics. Data packets go from `src_node` to `dst_node`, reports
+//! back; both as plain packets routed by the network.
+
+use super::build::{at, checked, direct, Builder};
+use super::component::{Component, Ctx};
+use super::probes::ProbeMemory;
+use crate::apps::dejitter::Dejitter;
+use crate::apps::media::{MediaConfig, MediaSource};
+use crate::engine::{Duration, Time};
+use crate::net::{AgentAddr, Header, Iface, Pdu};
+use crate::scenario::summary::{num, opt, put, Summary};
+use crate::scenario::BuildError;
+use crate::transport::tfrc::sender::QsState;
+use crate::transport::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use serde::{Deserialize, Serialize};
+
+/// A `tfrc[]` entry; the transport's parameters are the model's own
+/// `TfrcConfig`, in the same object.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TfrcDesc {
+    pub name: String,
+    pub src_node: String,
+    pub dst_node: String,
+    #[serde(default)]
+    pub start_ps: Time,
+    pub media: MediaConfig,
+    /// The de-jitter point's tolerable delay (Table II); None keeps every
+    /// packet.
+    #[serde(
+        default,
+        rename = "tolerable_delay_ps",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerable_delay: Option<Duration>,
+    #[serde(flatten)]
+    pub config: TfrcConfig,
+}
+
+impl TfrcDesc {
+    pub fn check(&self) -> Result<(), String> {
+        self.config.check()?;
+        self.media.check()
+    }
+}
+
+/// The timers of a flow: the sender's (the encoder, the next packet the
+/// rate allows, the nofeedback timer) and the receiver's feedback timer.
+const SENDER: usize = 0;
+const RECEIVER: usize = 1;
+
+pub struct TfrcFlow {
+    pub name: String,
+    cfg: TfrcConfig,
+    pub media: MediaSource,
+    pub sender: TfrcSender,
+    pub receiver: TfrcReceiver,
+    pub dejitter: Dejitter,
+    pub start: Time,
+    /// Flow id of the data; reports are `flow + 1`.
+    pub flow: u32,
+    nodes: [u32; 2],
+    /// [sender, receiver] agents, once attached.
+    agents: [AgentAddr; 2],
+    ifaces: [Iface; 2],
+    reports_sent: u64,
+    last_x_recv_bps: f64,
+}
+
+impl TfrcFlow {
+    pub const METRICS: &'static [&'static str] = &[
+        "e2ed_s",
+        "owd_s",
+        "rate_bps",
+        "x_recv_bps",
+        "tx_buffer_packets",
+        "rtt_s",
+        "p",
+        "goodput_bps",
+    ];
+
+    pub fn new(d: &TfrcDesc, nodes: [u32; 2], flow: u32, ifaces: [Iface; 2]) -> TfrcFlow {
+        let start = d.start_ps;
+        TfrcFlow {
+            name: d.name.clone(),
+            cfg: d.config.clone(),
+            media: MediaSource::new(&d.media, d.config.packet_bytes, start),
+            sender: TfrcSender::new(&d.config, start),
+            receiver: TfrcReceiver::new(&d.config),
+            dejitter: Dejitter::new(d.tolerable_delay),
+            start,
+            flow,
+            nodes,
+            agents: [AgentAddr::default(); 2],
+            ifaces,
+            reports_sent: 0,
+            last_x_recv_bps: f64::NAN,
+        }
+    }
+
+    /// Agent 0 is the sender (it gets the reports), agent 1 the receiver.
+    pub fn attach(&mut self, agents: &[AgentAddr]) {
+        self.agents = [agents[0], agents[1]];
+    }
+
+    pub fn wakeup(&self, k: usize, now: Time) -> Time {
+        if k == RECEIVER {
+            return self.receiver.poll_at();
+        }
+        let send = if self.media.waiting() > 0 {
+            self.sender.next_send_at().max(now)
+        } else {
+            Time::NEVER
+        };
+        // The nofeedback timer runs once the first packet has gone.
+        let nofeedback = if self.sender.stats.packets > 0 {
+            self.sender.poll_at()
+        } else {
+            Time::NEVER
+        };
+        send.min(self.media.poll_at()).min(nofeedback)
+    }
+
+    pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
+        if k == SENDER {
+            if self.sender.stats.packets > 0 {
+                self.sender.on_timer(cx.now);
+            }
+            self.service(cx);
+        } else if self.receiver.on_timer(cx.now) {
+            self.send_report(cx);
+        }
+    }
+
+    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+        match (agent, &p.header) {
+            (0, Header::TfrcFeedback(fb)) => {
+                self.sender.on_feedback(cx.now, fb);
+                self.last_x_recv_bps = fb.x_recv * 8.0;
+                self.service(cx);
+            }
+            (1, Header::TfrcData(h)) => {
+                self.dejitter.on_packet(cx.now, p.created, h.sent);
+                if self.receiver.on_data(cx.now, p.seq, p.bytes, h) {
+                    self.send_report(cx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The encoder runs up to now; the sender sends what its rate allows.
+    fn service(&mut self, cx: &mut Ctx<'_>) {
+        let now = cx.now;
+        self.media.generate(now);
+        while self.media.waiting() > 0 && self.sender.next_send_at() <= now {
+            let generated = self.media.take().expect("a packet waits");
+            let (seq, h) = self.sender.on_send(now, self.media.waiting() > 0);
+            let p = Pdu {
+                bytes: self.cfg.packet_bytes,
+                flow: self.flow,
+                seq,
+                src_node: self.nodes[0],
+                dst_node: self.nodes[1],
+                dst_agent: self.agents[1].index,
+                dst_gen: self.agents[1].gen,
+                created: generated,
+                enqueued: now,
+                header: Header::TfrcData(h),
+                ..Pdu::default()
+            };
+            self.ifaces[0].send(cx.out, p);
+        }
+        if self.media.waiting() > 0 {
+            self.sender.note_waiting();
+        }
+    }
+
+    fn send_report(&mut self, cx: &mut Ctx<'_>) {
+        let fb = self.receiver.report(cx.now);
+        let p = Pdu {
+            bytes: self.cfg.feedback_bytes,
+            flow: self.flow + 1,
+            seq: self.reports_sent,
+            src_node: self.nodes[1],
+            dst_node: self.nodes[0],
+            dst_agent: self.agents[0].index,
+            dst_gen: self.agents[0].gen,
+            created: cx.now,
+            enqueued: cx.now,
+            header: Header::TfrcFeedback(fb),
+            ..Pdu::default()
+        };
+        self.reports_sent += 1;
+        self.ifaces[1].send(cx.out, p);
+    }
+
+    pub fn summarise(&self, s: &mut Summary, now: Time) {
+        let p = format!("tfrc.{}.", self.name);
+        let key = |k: &str| format!("{p}{k}");
+        let m = &self.media;
+        put(s, key("generated"), m.generated);
+        put(s, key("tx_buffer_overflow"), m.overflow);
+        put(s, key("tx_buffer_waiting"), m.waiting() as u64);
+        put(s, key("tx_buffer_max_packets"), m.buffer_max as u64);
+        let st = &self.sender.stats;
+        put(s, key("packets_sent"), st.packets);
+        put(s, key("reports_received"), st.reports);
+        put(s, key("reports_sent"), self.reports_sent);
+        put(s, key("nofeedback_expiries"), st.nofeedback_expiries);
+        put(s, key("rate_bps"), num(self.sender.rate_bps()));
+        put(s, key("rtt_s"), opt(self.sender.rtt_s()));
+        put(s, key("p"), num(self.sender.p()));
+        put(s, key("qs_approved_bps"), num(st.qs_approved_bps));
+        let validated = st
+            .qs_validated_at
+            .map(|t| t.since(self.start).as_secs_f64());
+        put(s, key("qs_validated_s"), opt(validated));
+        let qs = match self.sender.qs_state() {
+            QsState::Off => "off",
+            QsState::Asked => "asked",
+            QsState::Phase { .. } => "phase",
+            QsState::Validated => "validated",
+            QsState::NotUsed => "not_used",
+        };
+        s.insert(key("qs_state"), serde_json::Value::from(qs));
+        let r = &self.receiver;
+        put(s, key("packets_received"), r.packets);
+        put(s, key("loss_events"), r.loss_history().loss_events);
+        put(s, key("packets_lost"), r.loss_history().packets_lost);
+        let d = &self.dejitter;
+        put(s, key("late"), d.late);
+        let secs = |ps: f64| ps / 1e12;
+        for (name, h) in [("e2ed", &d.e2ed), ("owd", &d.owd)] {
+            put(
+                s,
+                key(&format!("{name}_mean_s")),
+                num(secs(h.summary.mean())),
+            );
+            put(
+                s,
+                key(&format!("{name}_max_s")),
+                num(if h.count() > 0 {
+                    secs(h.summary.max)
+                } else {
+                    f64::NAN
+                }),
+            );
+            put(s, key(&format!("{name}_p50_s")), num(secs(h.quantile(0.5))));
+            put(
+                s,
+                key(&format!("{name}_p95_s")),
+                num(secs(h.quantile(0.95))),
+            );
+        }
+        let active = now.since(self.start).as_secs_f64();
+        let goodput = if active > 0.0 {
+            r.bytes as f64 * 8.0 / active
+        } else {
+            f64::NAN
+        };
+        put(s, key("goodput_bps"), num(goodput));
+    }
+
+    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
+        match Self::METRICS[metric] {
+            "e2ed_s" => self.dejitter.last_e2ed_s,
+            "owd_s" => self.dejitter.last_owd_s,
+            "rate_bps" => self.sender.rate_bps(),
+            "x_recv_bps" => self.last_x_recv_bps,
+            "tx_buffer_packets" => self.media.waiting() as f64,
+            "rtt_s" => self.sender.rtt_s().unwrap_or(f64::NAN),
+            "p" => self.sender.p(),
+            _ => mem.per_interval(self.receiver.bytes as f64 * 8.0, dt),
+        }
+    }
+}
+
+impl Builder<'_> {
+    /// The flows, in description order.
+    pub(super) fn tfrc(&mut self) -> Result<Vec<u32>, BuildError> {
+        let mut ids = Vec::new();
+        for d in &self.d.tfrc {
+            let at = at("tfrc", &d.name);
+            checked(d.check(), &at)?;
+            let nodes = [self.node(&d.src_node, &at)?, self.node(&d.dst_node, &at)?];
+            let flow = self.w.new_flows(2);
+            let f = TfrcFlow::new(d, nodes, flow, direct(nodes));
+            ids.push(self.add_named("tfrc", &d.name, Component::Tfrc(Box::new(f))));
+        }
+        Ok(ids)
+    }
+}
