@@ -22,6 +22,7 @@ fn channel(size: Skyplex) -> DvbRcsDesc {
             name: "t1".into(),
             uplink: "up".into(),
             request: Default::default(),
+            quick_start: None,
         }],
     }
 }

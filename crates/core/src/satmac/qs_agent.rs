@@ -14,10 +14,13 @@
 
 use super::frame::FrameConfig;
 use crate::engine::{Duration, Time};
+use crate::net::port::{Admit, Port, PortCx};
 use crate::net::quick_start::{
     default_memory_intervals, default_qs_thresh, QsOption, QsRouter, QsRouterConfig,
 };
+use crate::net::{Header, Pdu};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,6 +137,72 @@ impl QsAgent {
 
     pub fn refusals(&self) -> u64 {
         self.router.refusals
+    }
+}
+
+/// The agent at the input of its terminal's uplink, where it sees every
+/// packet leaving through the terminal. A packet whose QS-Request QSD
+/// holds waits T_q, and the later packets of its flow wait behind it, so
+/// that the flow stays in order (the paper's Fig. 9 tails are these first
+/// packets, "delayed by T_q").
+#[derive(Clone, Debug)]
+pub struct QsPort {
+    pub agent: QsAgent,
+    /// Held packets and when each may go, in arrival order.
+    held: VecDeque<(Time, Pdu)>,
+}
+
+impl QsPort {
+    pub fn new(agent: QsAgent) -> QsPort {
+        QsPort {
+            agent,
+            held: VecDeque::new(),
+        }
+    }
+
+    pub fn held_now(&self) -> usize {
+        self.held.len()
+    }
+}
+
+impl Port for QsPort {
+    fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+        if let Some(&(release, _)) = self.held.iter().rev().find(|(_, p)| p.flow == pdu.flow) {
+            self.held.push_back((release, *pdu));
+            return Admit::Hold;
+        }
+        let Header::TfrcData(h) = &mut pdu.header else {
+            return Admit::Pass;
+        };
+        if h.qs.rate_code == 0 {
+            return Admit::Pass;
+        }
+        let release = self.agent.on_request(cx.now, &mut h.qs);
+        if release > cx.now {
+            self.held.push_back((release, *pdu));
+            return Admit::Hold;
+        }
+        Admit::Pass
+    }
+
+    fn poll_at(&self) -> Time {
+        self.held
+            .iter()
+            .map(|(t, _)| *t)
+            .min()
+            .unwrap_or(Time::NEVER)
+    }
+
+    fn poll(&mut self, cx: &mut PortCx<'_>) {
+        let now = cx.now;
+        let (due, wait): (VecDeque<_>, VecDeque<_>) =
+            self.held.drain(..).partition(|(t, _)| *t <= now);
+        self.held = wait;
+        cx.release.extend(due.into_iter().map(|(_, p)| p));
+    }
+
+    fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+        self.held.iter().for_each(|(_, p)| f(p));
     }
 }
 

@@ -4,16 +4,25 @@
 //! capacity on the frame's grid); at every super-frame boundary each
 //! terminal asks for what entered its uplink (eq. (1)), the NCC plans
 //! (`satmac::Ncc`), and the plan is handed to the uplinks for the
-//! super-frame it applies to. The world wakes it at each boundary.
+//! super-frame it applies to. A terminal with `quick_start` has a QS agent
+//! at its uplink's input (`satmac::qs_agent::QsPort`): it hears each TBTP's
+//! free capacity when the TBTP reaches the terminals, and with QSD its
+//! approvals join the terminal's next request. The world wakes the channel
+//! at each boundary and when a TBTP is heard.
 
 use super::build::{at, checked, Builder, Names};
+use super::ports::PortKind;
 use super::{Net, Owner};
 use crate::engine::{Duration, Slot, Time};
 use crate::net::capacity::CapacityConfig;
-use crate::satmac::{DamaConfig, FrameConfig, Ncc, RequestConfig, Requester};
+use crate::satmac::qs_agent::QsPort;
+use crate::satmac::{
+    DamaConfig, FrameConfig, Ncc, QsAgent, QsAgentConfig, RequestConfig, Requester,
+};
 use crate::scenario::summary::{num, put, Summary};
 use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// A `dvb_rcs` entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,6 +43,9 @@ pub struct TerminalDesc {
     pub uplink: String,
     #[serde(default)]
     pub request: RequestConfig,
+    /// A Quick-Start agent at the terminal (QS router of its uplink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_start: Option<QsAgentConfig>,
 }
 
 impl DvbRcsDesc {
@@ -60,6 +72,8 @@ struct Terminal {
     counted_bytes: u64,
     last_request_bps: f64,
     requests: u64,
+    /// Its uplink carries a QS agent.
+    quick_start: bool,
 }
 
 /// A channel's NCC and terminals while the run goes on.
@@ -71,23 +85,48 @@ pub struct DvbRcs {
     pub(super) slot: Slot,
     /// Plans that reached an uplink after their super-frame had begun.
     late_plans: u64,
+    /// TBTPs on their way down: when the terminals hear each, and its free
+    /// slots per multi-frame.
+    tbtps: VecDeque<(Time, u32)>,
 }
 
 impl DvbRcs {
     pub fn wakeup(&self) -> Time {
-        self.next_boundary
+        let heard = self.tbtps.front().map_or(Time::NEVER, |t| t.0);
+        self.next_boundary.min(heard)
+    }
+
+    /// Whatever is due now: TBTPs reaching the terminals, a boundary.
+    pub fn on_wake(&mut self, now: Time, net: &mut Net) {
+        while self.tbtps.front().is_some_and(|t| t.0 <= now) {
+            let (_, free) = self.tbtps.pop_front().expect("front exists");
+            for t in self.terminals.iter().filter(|t| t.quick_start) {
+                if let Some(q) = qs_agent(net, t.uplink) {
+                    q.on_tbtp(free);
+                }
+            }
+        }
+        if now >= self.next_boundary {
+            self.on_boundary(now, net);
+        }
     }
 
     /// A super-frame boundary: the terminals' requests go up, the NCC
     /// plans, the uplinks get the plan for the super-frame it applies to.
-    pub fn on_boundary(&mut self, now: Time, net: &mut Net) {
+    fn on_boundary(&mut self, now: Time, net: &mut Net) {
         let tr = self.ncc.frame().superframe();
+        for t in self.terminals.iter_mut().filter(|t| t.quick_start) {
+            if let Some(q) = qs_agent(net, t.uplink) {
+                t.requester.add_quick_start(q.take_for_dama());
+            }
+        }
         let requests: Vec<f64> = self
             .terminals
             .iter_mut()
             .map(|t| request(t, &net.links[t.uplink as usize], tr))
             .collect();
         let plan = self.ncc.boundary(now, &requests);
+        self.tbtps.push_back((plan.heard, plan.free_slots));
         for (t, run) in self.terminals.iter().zip(&plan.runs) {
             let link = &mut net.links[t.uplink as usize];
             if let Some(s) = link.slots_mut() {
@@ -124,6 +163,14 @@ impl DvbRcs {
             let share = link.slot_share_bps().unwrap_or(f64::NAN);
             put(s, format!("{q}allocated_bps"), num(share));
         }
+    }
+}
+
+/// The QS agent at the input of link `l`, if it has one.
+fn qs_agent(net: &mut Net, l: u32) -> Option<&mut QsAgent> {
+    match net.ports[l as usize].as_mut() {
+        Some(PortKind::QsAgent(q)) => Some(&mut q.agent),
+        _ => None,
     }
 }
 
@@ -164,6 +211,19 @@ impl Builder<'_> {
                         t.uplink
                     )));
                 }
+                if let Some(qs) = &t.quick_start {
+                    checked(qs.check(&d.frame), &format!("{tat}.quick_start"))?;
+                    if self.w.net.ports[l as usize].is_some() {
+                        return Err(BuildError(format!(
+                            "{tat}: uplink {:?} already has a port; a QS agent needs its own",
+                            t.uplink
+                        )));
+                    }
+                    let agent = QsAgent::new(qs, &d.frame);
+                    let port = PortKind::QsAgent(Box::new(QsPort::new(agent)));
+                    self.w.net.ports[l as usize] = Some(port);
+                    self.w.net.port_slots[l as usize] = self.w.alloc_slot(Owner::Port(l));
+                }
                 terminals.push(Terminal {
                     name: t.name.clone(),
                     uplink: l,
@@ -171,6 +231,7 @@ impl Builder<'_> {
                     counted_bytes: 0,
                     last_request_bps: 0.0,
                     requests: 0,
+                    quick_start: t.quick_start.is_some(),
                 });
             }
             let slot = self
@@ -183,6 +244,7 @@ impl Builder<'_> {
                 terminals,
                 slot,
                 late_plans: 0,
+                tbtps: VecDeque::new(),
             });
         }
         Ok(())

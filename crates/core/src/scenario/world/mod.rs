@@ -301,7 +301,7 @@ impl World {
 
     fn on_dvb_rcs(&mut self, i: usize) {
         let d = &mut self.dvb_rcs[i];
-        d.on_boundary(self.now, &mut self.net);
+        d.on_wake(self.now, &mut self.net);
         self.sched.update(d.slot, d.wakeup());
     }
 

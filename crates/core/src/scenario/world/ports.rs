@@ -9,6 +9,7 @@ use crate::engine::Time;
 use crate::net::explicit_rate::ExplicitRatePort;
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::Pdu;
+use crate::satmac::qs_agent::QsPort;
 use crate::scenario::summary::{num, put, Summary};
 
 pub enum PortKind {
@@ -17,6 +18,9 @@ pub enum PortKind {
     /// The link's measured capacity fed back to rate-controlled hosts
     /// (instcap, effcap).
     ExplicitRate(Box<ExplicitRatePort>),
+    /// A satellite terminal's Quick-Start agent (`[dvb_rcs]` terminals with
+    /// `quick_start`), which the DVB-RCS channel feeds its TBTPs.
+    QsAgent(Box<QsPort>),
     /// A port written in a test, given to the world with `set_port`; test
     /// builds only, so that the ports of a run dispatch without it.
     #[cfg(test)]
@@ -31,6 +35,7 @@ impl PortKind {
         "erica_load_factor",
         "instcap_bps",
         "fed_back_bps",
+        "qs_free_bps",
     ];
 
     /// The port a link entry configures, if any.
@@ -85,6 +90,14 @@ impl PortKind {
                     num(e.instcap_bps()),
                 );
             }
+            PortKind::QsAgent(q) => {
+                let a = &q.agent;
+                put(s, format!("{p}quick_start.requests"), a.requests);
+                put(s, format!("{p}quick_start.approvals"), a.approvals());
+                put(s, format!("{p}quick_start.refusals"), a.refusals());
+                put(s, format!("{p}quick_start.held"), a.held);
+                put(s, format!("{p}quick_start.free_bps"), num(a.free_bps()));
+            }
             #[cfg(test)]
             PortKind::Test(_) => {}
         }
@@ -106,6 +119,10 @@ impl PortKind {
                 "fed_back_bps" => e.fed_back_bps.first().copied().unwrap_or(f64::NAN),
                 _ => f64::NAN,
             },
+            PortKind::QsAgent(q) => match PortKind::METRICS[metric] {
+                "qs_free_bps" => q.agent.free_bps(),
+                _ => f64::NAN,
+            },
             #[cfg(test)]
             PortKind::Test(_) => f64::NAN,
         }
@@ -117,6 +134,7 @@ impl Port for PortKind {
         match self {
             PortKind::Erica(e) => e.ingress(cx, pdu),
             PortKind::ExplicitRate(e) => e.ingress(cx, pdu),
+            PortKind::QsAgent(q) => q.ingress(cx, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.ingress(cx, pdu),
         }
@@ -126,6 +144,7 @@ impl Port for PortKind {
         match self {
             PortKind::Erica(e) => e.backward(now, pdu),
             PortKind::ExplicitRate(e) => e.backward(now, pdu),
+            PortKind::QsAgent(q) => q.backward(now, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.backward(now, pdu),
         }
@@ -135,6 +154,7 @@ impl Port for PortKind {
         match self {
             PortKind::Erica(e) => e.poll_at(),
             PortKind::ExplicitRate(e) => e.poll_at(),
+            PortKind::QsAgent(q) => q.poll_at(),
             #[cfg(test)]
             PortKind::Test(p) => p.poll_at(),
         }
@@ -144,6 +164,7 @@ impl Port for PortKind {
         match self {
             PortKind::Erica(e) => e.poll(cx),
             PortKind::ExplicitRate(e) => e.poll(cx),
+            PortKind::QsAgent(q) => q.poll(cx),
             #[cfg(test)]
             PortKind::Test(p) => p.poll(cx),
         }
@@ -153,6 +174,7 @@ impl Port for PortKind {
         match self {
             PortKind::Erica(e) => e.for_each_held(f),
             PortKind::ExplicitRate(e) => e.for_each_held(f),
+            PortKind::QsAgent(q) => q.for_each_held(f),
             #[cfg(test)]
             PortKind::Test(p) => p.for_each_held(f),
         }

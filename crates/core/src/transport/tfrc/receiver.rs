@@ -6,9 +6,11 @@
 //!   Quick-Start sender ignores it.
 //! - After that, one report per RTT: the feedback timer runs for R_m, the
 //!   latest RTT estimate the data carried (§6.2). Until the data carry one
-//!   (the sender has no sample yet) the timer is not armed; the first
-//!   packet carrying an estimate arms it. A timer that expires with no data
-//!   since the last report sends nothing and waits for the next packet.
+//!   (the sender has no sample yet) the timer is not running; the first
+//!   packet carrying an estimate starts it, to expire R_m later. A timer
+//!   that expires with no data since the last report sends nothing and
+//!   runs for another R_m. (This is what puts the second report about
+//!   three RTTs in, as the tfrc-dama paper's Fig. 4 describes.)
 //! - A new loss event that raises p is reported at once (§6.1).
 //! - X_recv is the bytes received since the last report over the time
 //!   since then; the initial report carries 0, having no interval.
@@ -90,8 +92,7 @@ impl TfrcReceiver {
             return true;
         }
         if self.due == Time::NEVER && self.rtt_s > 0.0 {
-            let last = self.last_report.unwrap_or(now);
-            self.due = (last + self.rtt()).max(now);
+            self.due = now + self.rtt();
         }
         false
     }
@@ -122,7 +123,7 @@ impl TfrcReceiver {
         if self.data_since_report {
             return true;
         }
-        self.due = Time::NEVER;
+        self.due = now + self.rtt();
         false
     }
 
@@ -195,19 +196,20 @@ mod tests {
         r.report(ms(400));
         // Packets every 100 ms carrying R = 800 ms from t = 1000 ms.
         assert!(!r.on_data(ms(1000), 1, 1000, &data(ms(600), 800)));
-        assert_eq!(r.poll_at(), ms(1200));
+        assert_eq!(r.poll_at(), ms(1800));
         for k in 2..=3 {
             r.on_data(ms(1000 + 100 * (k - 1)), k, 1000, &data(ms(600), 800));
         }
-        assert!(r.on_timer(ms(1200)));
-        let fb = r.report(ms(1250));
-        // 3000 bytes between 400 ms and 1250 ms.
-        assert!((fb.x_recv - 3000.0 / 0.85).abs() < 1e-9);
-        assert_eq!(fb.t_delay_ps, 50 * 1_000_000_000);
-        assert_eq!(r.poll_at(), ms(2050));
-        // Nothing received since: the timer sends nothing and disarms.
-        assert!(!r.on_timer(ms(2050)));
-        assert_eq!(r.poll_at(), Time::NEVER);
+        assert!(!r.on_timer(ms(1799)));
+        assert!(r.on_timer(ms(1800)));
+        let fb = r.report(ms(1800));
+        // 3000 bytes between 400 ms and 1800 ms.
+        assert!((fb.x_recv - 3000.0 / 1.4).abs() < 1e-9);
+        assert_eq!(fb.t_delay_ps, 600 * 1_000_000_000);
+        assert_eq!(r.poll_at(), ms(2600));
+        // Nothing received since: the timer sends nothing and runs again.
+        assert!(!r.on_timer(ms(2600)));
+        assert_eq!(r.poll_at(), ms(3400));
     }
 
     #[test]

@@ -12,9 +12,11 @@
 //! the rate falls to what that report says the path delivered. A loss
 //! reported in the phase, or the nofeedback timer, abandons it.
 //!
-//! Pacing has no clock granularity (δ = 0 in §4.6): a packet goes exactly
-//! one inter-packet interval after the previous one, or at once when it
-//! arrives later than that; no credit builds up while the sender is idle.
+//! Pacing (§4.6) has no clock granularity (δ = 0): each packet sets the
+//! nominal time of the next, t_nom = t_send + s/X with the rate of that
+//! moment, so a rate change takes effect from the packet after next (as in
+//! RFC 5348 and ns-2); a packet that arrives after t_nom goes at once, and
+//! no credit builds up while the sender is idle.
 //! Oscillation damping (§4.5) is not modelled.
 
 use super::{equation, Revision, TfrcConfig, SP_MIN_INTERVAL_S};
@@ -61,7 +63,8 @@ pub struct TfrcSender {
     x_recv_set: Vec<(f64, Time)>,
     p: f64,
     nofeedback_at: Time,
-    last_send: Option<Time>,
+    /// t_nom: when the next packet may go.
+    next_at: Time,
     sent_since_timer: bool,
     /// Since the last report, a packet waited for the rate (not data-limited).
     rate_limited: bool,
@@ -82,7 +85,7 @@ impl TfrcSender {
             x_recv_set: Vec::new(),
             p: 0.0,
             nofeedback_at: start + cfg.initial_rto(),
-            last_send: None,
+            next_at: Time::ZERO,
             sent_since_timer: false,
             rate_limited: false,
             qs: if cfg.quick_start_bps.is_some() {
@@ -127,10 +130,7 @@ impl TfrcSender {
 
     /// The earliest time the next packet may go.
     pub fn next_send_at(&self) -> Time {
-        match self.last_send {
-            None => Time::ZERO,
-            Some(t) => t + self.interval(),
-        }
+        self.next_at
     }
 
     /// A packet waits for the rate rather than for data.
@@ -143,7 +143,7 @@ impl TfrcSender {
     pub fn on_send(&mut self, now: Time, more_waiting: bool) -> (u64, TfrcData) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.last_send = Some(now);
+        self.next_at = now + self.interval();
         self.sent_since_timer = true;
         self.rate_limited |= more_waiting;
         self.stats.packets += 1;

@@ -1,0 +1,129 @@
+//! A TFRC media flow started behind a Skyplex terminal under DAMA, with
+//! and without Quick-Start (the tfrc-dama paper, section 3.3): one 256 kb/s
+//! flow of 1316-byte packets from a host behind terminal t1 to a host
+//! behind terminal t2, reports back through t2's own demand-assigned
+//! uplink. Checked against the paper's timeline in words (Fig. 4): the
+//! QS-Response arrives after one RTT with the 320 kb/s approval, the QS
+//! phase ends at the next report; and against its ranking (Figs. 3, 5): QS
+//! lowers the worst E2ED, QSD with T_q,opt lowers it further; no uplink
+//! queue overflows; every packet is accounted for.
+
+use satcc_core::engine::Duration;
+use satcc_core::net::queue::{Limit, QueueConfig};
+use satcc_core::satmac::{DamaConfig, FrameConfig, Ncc, QsAgentConfig, Skyplex};
+use satcc_core::scenario::world::dvb_rcs::{DvbRcsDesc, TerminalDesc};
+use satcc_core::scenario::{summary, ScenarioBuilder, World};
+use satcc_core::transport::tfrc::Revision;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Qs {
+    Off,
+    Plain,
+    Qsd(Duration),
+}
+
+fn channel(size: Skyplex, qs: Qs) -> DvbRcsDesc {
+    let agent = match qs {
+        Qs::Off => None,
+        Qs::Plain => Some(QsAgentConfig::default()),
+        Qs::Qsd(tq) => Some(QsAgentConfig {
+            qsd: true,
+            tq,
+            ..QsAgentConfig::default()
+        }),
+    };
+    let terminal = |name: &str, uplink: &str| TerminalDesc {
+        name: name.into(),
+        uplink: uplink.into(),
+        request: Default::default(),
+        quick_start: agent.clone(),
+    };
+    DvbRcsDesc {
+        name: "rl".into(),
+        frame: FrameConfig::skyplex(size),
+        dama: DamaConfig::default(),
+        terminals: vec![terminal("t1", "up1"), terminal("t2", "up2")],
+    }
+}
+
+fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
+    let ch = channel(size, qs);
+    let runs = Ncc::new(ch.frame.clone(), ch.dama.clone(), 2).initial_runs();
+    let tp = ch.frame.propagation.as_secs_f64();
+    let slotted = |i: usize| ch.uplink_capacity(runs[i].start, runs[i].count);
+    let (c1, c2) = (slotted(0), slotted(1));
+    let queue = QueueConfig::Droptail {
+        limit: Limit::Packets(1000),
+    };
+    let q2 = queue.clone();
+    let d = ScenarioBuilder::new("tfrc-dama", seconds)
+        .host("h1")
+        .router("t1")
+        .router("t2")
+        .host("h2")
+        .link("lan1", "h1", "t1", 100e6, 0.0)
+        .link("lan1r", "t1", "h1", 100e6, 0.0)
+        .link_with("up1", "t1", "t2", 1.0, tp, |l| {
+            l.capacity = c1;
+            l.queue = queue;
+        })
+        .link_with("up2", "t2", "t1", 1.0, tp, |l| {
+            l.capacity = c2;
+            l.queue = q2;
+        })
+        .link("lan2", "t2", "h2", 100e6, 0.0)
+        .link("lan2r", "h2", "t2", 100e6, 0.0)
+        .tfrc_with("v", "h1", "h2", 256_000.0, 1316, |t| {
+            t.config.revision = Revision::Rfc3448;
+            t.config.quick_start_bps = (qs != Qs::Off).then_some(320_000.0);
+        })
+        .with(|d| d.dvb_rcs.push(ch))
+        .build();
+    let mut w = World::build(&d).unwrap();
+    w.run();
+    summary::summarise(&w)
+}
+
+fn f(s: &summary::Summary, k: &str) -> f64 {
+    s[k].as_f64().unwrap_or_else(|| panic!("{k} missing"))
+}
+
+#[test]
+fn quick_start_is_approved_after_one_rtt_and_validated_at_the_next_report() {
+    let s = run(Skyplex::Large, Qs::Plain, 30.0);
+    assert_eq!(f(&s, "run.pdus_unaccounted"), 0.0);
+    assert_eq!(f(&s, "tfrc.v.qs_approved_bps"), 320_000.0);
+    assert_eq!(s["tfrc.v.qs_state"], "validated");
+    assert_eq!(f(&s, "links.up1.quick_start.approvals"), 1.0);
+    // The paper's Fig. 4: the second report comes about three RTTs in
+    // (2.3 s); one RTT is 0.78 s on the large frame.
+    let validated = f(&s, "tfrc.v.qs_validated_s");
+    assert!(
+        (1.5..=3.5).contains(&validated),
+        "validated at {validated} s"
+    );
+    assert_eq!(f(&s, "links.up1.drops"), 0.0);
+}
+
+#[test]
+fn qs_and_qsd_lower_the_worst_start_up_delay_on_the_large_frame() {
+    let frame = FrameConfig::skyplex(Skyplex::Large);
+    let max = |qs| f(&run(Skyplex::Large, qs, 30.0), "tfrc.v.e2ed_max_s");
+    let none = max(Qs::Off);
+    let plain = max(Qs::Plain);
+    let qsd = max(Qs::Qsd(frame.tq_opt()));
+    eprintln!("max E2ED: no QS {none:.2} s, QS {plain:.2} s, QSD T_q,opt {qsd:.2} s");
+    assert!(plain < none, "QS {plain} vs none {none}");
+    assert!(qsd < plain, "QSD {qsd} vs QS {plain}");
+}
+
+#[test]
+fn qsd_asks_dama_for_the_approved_rate() {
+    let frame = FrameConfig::skyplex(Skyplex::Large);
+    let s = run(Skyplex::Large, Qs::Qsd(frame.tq_opt()), 10.0);
+    assert_eq!(f(&s, "links.up1.quick_start.held"), 1.0);
+    assert_eq!(f(&s, "run.pdus_unaccounted"), 0.0);
+    // The first request after the QS-Request passed carries 320 kb/s on
+    // top of the little the flow sent: more than 7 slots' worth.
+    assert!(f(&s, "dvb_rcs.rl.t1.requests") > 5.0);
+}
