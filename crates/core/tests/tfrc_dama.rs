@@ -9,6 +9,7 @@
 //! queue overflows; every packet is accounted for.
 
 use satcc_core::engine::Duration;
+use satcc_core::net::capacity::CapacityConfig;
 use satcc_core::net::queue::{Limit, QueueConfig};
 use satcc_core::satmac::{DamaConfig, FrameConfig, Ncc, QsAgentConfig, Skyplex};
 use satcc_core::scenario::world::dvb_rcs::{DvbRcsDesc, TerminalDesc};
@@ -50,8 +51,12 @@ fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
     let ch = channel(size, qs);
     let runs = Ncc::new(ch.frame.clone(), ch.dama.clone(), 2).initial_runs();
     let tp = ch.frame.propagation.as_secs_f64();
-    let slotted = |i: usize| ch.uplink_capacity(runs[i].start, runs[i].count);
-    let (c1, c2) = (slotted(0), slotted(1));
+    // t1's uplink spells out its slotted capacity; t2's names the channel,
+    // which gives it the same.
+    let c1 = ch.uplink_capacity(runs[0].start, runs[0].count);
+    let c2 = CapacityConfig::DvbRcs {
+        channel: "rl".into(),
+    };
     let queue = QueueConfig::Droptail {
         limit: Limit::Packets(1000),
     };
@@ -126,4 +131,19 @@ fn qsd_asks_dama_for_the_approved_rate() {
     // The first request after the QS-Request passed carries 320 kb/s on
     // top of the little the flow sent: more than 7 slots' worth.
     assert!(f(&s, "dvb_rcs.rl.t1.requests") > 5.0);
+}
+
+#[test]
+fn a_link_naming_a_channel_that_does_not_use_it_is_refused() {
+    let d = ScenarioBuilder::new("stray", 1.0)
+        .host("a")
+        .host("b")
+        .link_with("ab", "a", "b", 1.0, 0.0, |l| {
+            l.capacity = CapacityConfig::DvbRcs {
+                channel: "rl".into(),
+            };
+        })
+        .build();
+    let err = World::build(&d).err().expect("refused").0;
+    assert!(err.contains("links.ab") && err.contains("\"rl\""), "{err}");
 }

@@ -50,6 +50,12 @@ pub enum CapacityConfig {
         #[serde(default)]
         slot_count: u32,
     },
+    /// A terminal's uplink on the DVB-RCS channel `channel`
+    /// (`[dvb_rcs.NAME]`), which gives it its slotted capacity when the
+    /// world is built; nothing until then.
+    DvbRcs {
+        channel: String,
+    },
 }
 
 impl CapacityConfig {
@@ -108,6 +114,7 @@ impl CapacityConfig {
                     return Err("the first run of slots overruns the period".into());
                 }
             }
+            CapacityConfig::DvbRcs { .. } => {}
         }
         Ok(())
     }
@@ -142,6 +149,7 @@ impl CapacityConfig {
                 let (grid, run) = self.slots().expect("slotted");
                 CapacityProcess::Slotted(SlotSchedule::new(grid, run))
             }
+            CapacityConfig::DvbRcs { .. } => CapacityProcess::constant(0.0),
         }
     }
 

@@ -141,10 +141,20 @@ impl Link {
         self.rate
     }
 
+    /// Replaces the capacity process before the run starts (a DVB-RCS
+    /// channel giving its terminals' uplinks their slots).
+    pub fn set_capacity(&mut self, capacity: CapacityProcess) {
+        debug_assert!(self.in_service.is_none() && self.stats.arrival_bytes == 0);
+        self.rate = capacity.rate();
+        self.next_change = capacity.next_change();
+        self.capacity = capacity;
+    }
+
     /// The slot schedule of a link with a slotted capacity, to give it the
     /// runs of later epochs (a TBTP). Plans only ever concern epochs not
     /// yet begun and every epoch boundary is a change instant, so the
     /// cached rate and next change stay right.
+
     pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
         self.capacity.slots_mut()
     }

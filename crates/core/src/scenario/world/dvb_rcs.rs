@@ -13,7 +13,7 @@
 use super::build::{at, checked, Builder, Names};
 use super::ports::PortKind;
 use super::{Net, Owner};
-use crate::engine::{Duration, Slot, Time};
+use crate::engine::{Duration, RngStream, Slot, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::satmac::qs_agent::QsPort;
 use crate::satmac::{
@@ -189,6 +189,7 @@ impl Builder<'_> {
     /// The `dvb_rcs` entries; their first boundary is one super-frame in.
     pub(super) fn dvb_rcs(&mut self) -> Result<(), BuildError> {
         let links = Names::of(self.d.links.iter().map(|l| l.name.as_str()));
+        let mut claimed = vec![];
         for d in &self.d.dvb_rcs {
             let here = at("dvb_rcs", &d.name);
             checked(d.frame.check(), &here)?;
@@ -205,11 +206,20 @@ impl Builder<'_> {
                 checked(t.request.check(), &tat)?;
                 let l = links.find("link", &t.uplink, &tat)?;
                 let want = d.uplink_capacity(run.start, run.count);
-                if self.d.links[l as usize].capacity != want {
-                    return Err(BuildError(format!(
-                        "{tat}: uplink {:?} must have the channel's slotted capacity {want:?}",
-                        t.uplink
-                    )));
+                match &self.d.links[l as usize].capacity {
+                    CapacityConfig::DvbRcs { channel } if *channel == d.name => {
+                        let process = want.build(RngStream::new(self.d.seed, &tat));
+                        self.w.net.links[l as usize].set_capacity(process);
+                        claimed.push(l);
+                    }
+                    have if *have == want => {}
+                    _ => {
+                        return Err(BuildError(format!(
+                            "{tat}: uplink {:?} must have capacity {{kind = \"dvb_rcs\", \
+                             channel = {:?}}} or the channel's slotted capacity {want:?}",
+                            t.uplink, d.name
+                        )))
+                    }
                 }
                 if let Some(qs) = &t.quick_start {
                     checked(qs.check(&d.frame), &format!("{tat}.quick_start"))?;
@@ -246,6 +256,17 @@ impl Builder<'_> {
                 late_plans: 0,
                 tbtps: VecDeque::new(),
             });
+        }
+        for (l, link) in self.d.links.iter().enumerate() {
+            if let CapacityConfig::DvbRcs { channel } = &link.capacity {
+                if !claimed.contains(&(l as u32)) {
+                    return Err(BuildError(format!(
+                        "links.{}: capacity names dvb_rcs channel {channel:?}, \
+                         whose terminals do not send on this link",
+                        link.name
+                    )));
+                }
+            }
         }
         Ok(())
     }
