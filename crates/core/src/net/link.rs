@@ -154,7 +154,6 @@ impl Link {
     /// runs of later epochs (a TBTP). Plans only ever concern epochs not
     /// yet begun and every epoch boundary is a change instant, so the
     /// cached rate and next change stay right.
-
     pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
         self.capacity.slots_mut()
     }
