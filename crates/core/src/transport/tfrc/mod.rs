@@ -55,12 +55,12 @@ pub struct TfrcConfig {
     pub revision: Revision,
     /// The nofeedback timer before the first RTT sample (RFC 5348 §4.2:
     /// 2 s; the paper's section 3.5 argues for 3 s over satellite paths).
-    #[serde(rename = "initial_rto_s", default = "initial_rto_default")]
-    pub initial_rto_s: f64,
+    #[serde(rename = "initial_rto_ps", default = "initial_rto_default")]
+    pub initial_rto: Duration,
     /// The longest back-off between packets (t_mbi, §4.3): the rate never
     /// falls below packet_bytes / t_mbi.
-    #[serde(rename = "t_mbi_s", default = "t_mbi_default")]
-    pub t_mbi_s: f64,
+    #[serde(rename = "t_mbi_ps", default = "t_mbi_default")]
+    pub t_mbi: Duration,
     /// Feedback packet size on the wire.
     #[serde(default = "feedback_default")]
     pub feedback_bytes: u32,
@@ -77,11 +77,11 @@ pub struct TfrcConfig {
 fn header_default() -> u32 {
     40
 }
-fn initial_rto_default() -> f64 {
-    2.0
+fn initial_rto_default() -> Duration {
+    Duration::from_millis(2000)
 }
-fn t_mbi_default() -> f64 {
-    64.0
+fn t_mbi_default() -> Duration {
+    Duration::from_millis(64_000)
 }
 fn feedback_default() -> u32 {
     40
@@ -101,8 +101,8 @@ impl TfrcConfig {
             header_bytes: header_default(),
             small_packets: false,
             revision: Revision::default(),
-            initial_rto_s: initial_rto_default(),
-            t_mbi_s: t_mbi_default(),
+            initial_rto: initial_rto_default(),
+            t_mbi: t_mbi_default(),
             feedback_bytes: feedback_default(),
             quick_start_bps: None,
         }
@@ -121,14 +121,9 @@ impl TfrcConfig {
         if self.feedback_bytes == 0 {
             return Err("feedback_bytes must be positive".into());
         }
-        for (name, v) in [
-            ("initial_rto_s", self.initial_rto_s),
-            ("t_mbi_s", self.t_mbi_s),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(format!(
-                    "{name} must be a positive number of seconds, got {v}"
-                ));
+        for (name, v) in [("initial_rto", self.initial_rto), ("t_mbi", self.t_mbi)] {
+            if v.ps() == 0 {
+                return Err(format!("{name} must be positive"));
             }
         }
         if let Some(q) = self.quick_start_bps {
@@ -163,7 +158,7 @@ impl TfrcConfig {
 
     /// The lowest rate, bytes/s: one packet per t_mbi.
     pub fn min_rate(&self) -> f64 {
-        f64::from(self.packet_bytes) / self.t_mbi_s
+        f64::from(self.packet_bytes) / self.t_mbi.as_secs_f64()
     }
 
     /// W_init of RFC 5348 §4.2, bytes.
@@ -173,6 +168,6 @@ impl TfrcConfig {
     }
 
     pub fn initial_rto(&self) -> Duration {
-        Duration::from_secs_f64(self.initial_rto_s)
+        self.initial_rto
     }
 }
