@@ -82,7 +82,7 @@ def test_unknown_top_level_table():
     error = assert_refused(scenario(linkss={}), "linkss", 'unknown key "linkss"')
     assert 'did you mean "links"?' in error.reason
     assert (
-        "allowed: arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, udp_rr"
+        "allowed: arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, tfrc, udp_rr"
         in error.reason
     )
 

@@ -63,6 +63,7 @@ def test_sections_are_in_the_order_errors_are_found_in():
         "sinks",
         "tcp",
         "udp_rr",
+        "tfrc",
         "arrivals",
         "emulate",
         "probes",
@@ -87,7 +88,9 @@ def test_a_probe_without_target_lists_the_core_targets():
     with pytest.raises(ScenarioError) as caught:
         described(probes=probes)
     assert caught.value.path == "probes.p"
-    assert caught.value.reason == "needs exactly one target key: link, sink, source, tcp or emulate"
+    assert caught.value.reason == (
+        "needs exactly one target key: link, sink, source, tcp, tfrc or emulate"
+    )
 
 
 def test_a_probe_finds_its_target_through_the_answering_section():

@@ -83,6 +83,22 @@ GROUPS: tuple[Group, ...] = (
         ),
     ),
     Group(
+        "tfrc",
+        "TFRC media flows",
+        "flow",
+        (
+            Column("generated", "generated", "count"),
+            Column("tx overflow", "tx_buffer_overflow", "count", in_report=True),
+            Column("received", "packets_received", "count"),
+            Column("late", "late", "count"),
+            Column("E2ED p50", "e2ed_p50_s", "time", in_report=True),
+            Column("E2ED max", "e2ed_max_s", "time", in_report=True),
+            Column("OWD p50", "owd_p50_s", "time"),
+            Column("rate", "rate_bps", "rate"),
+            Column("QS approved", "qs_approved_bps", "rate"),
+        ),
+    ),
+    Group(
         "links",
         "Links",
         "link",

@@ -8,7 +8,7 @@ Adding a section is one module with its SECTION, and one line here.
 
 from __future__ import annotations
 
-from . import arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, udp_rr
+from . import arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, tfrc, udp_rr
 from .tables import Section
 
 SECTIONS: tuple[Section, ...] = (
@@ -19,6 +19,7 @@ SECTIONS: tuple[Section, ...] = (
     sinks.SECTION,
     tcp.SECTION,
     udp_rr.SECTION,
+    tfrc.SECTION,
     arrivals.SECTION,
     emulate.SECTION,
     probes.SECTION,

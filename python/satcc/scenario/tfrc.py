@@ -1,0 +1,112 @@
+"""[tfrc.NAME]: a TFRC media flow (RFC 5348, or TFRC-SP of RFC 4828) between two nodes.
+
+A constant-rate media encoder fills a finite transmit buffer (overflow is
+counted); the TFRC sender paces the buffer out at its allowed rate; the
+receiver reports once per RTT back to the sender; a de-jitter point at the
+receiver measures each packet's end-to-end delay (from generation) and
+one-way delay (from sending), and with `tolerable_delay` counts packets too
+late to play. `quick_start` asks RFC 4782 Quick-Start for a rate with the
+first packet (satellite terminals with a QS agent decide on it,
+[dvb_rcs.NAME.terminals.T.quick_start]). Like TCP, a flow needs a path
+each way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from satcc.units import parse_time
+
+from .description import UNLESS_DEFAULT, Desc
+from .errors import quote
+from .routing import PathRequest, both_ways
+from .tables import Section, _Table
+from .values import (
+    Bool,
+    NonNegativeSize,
+    NonNegativeTime,
+    PositiveInt,
+    PositiveRate,
+    PositiveSize,
+    PositiveTime,
+    Str,
+    choice,
+    optional,
+    table,
+)
+
+if TYPE_CHECKING:
+    from .validation import Checks
+
+# RFC 4782's lowest rate: 40 kb/s times 2^1 is the table's second entry;
+# a request below 80 kb/s rounds down to 40 kb/s, below 40 kb/s to nothing.
+QS_LOWEST_BPS = 40_000.0
+
+
+class Media(_Table):
+    """[tfrc.NAME.media]: the encoder and its transmit buffer."""
+
+    rate: PositiveRate
+    buffer: Annotated[PositiveInt, Desc("buffer_packets")] = 1000
+    # Runs to the end of the run when left out.
+    duration: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
+
+
+class Tfrc(_Table):
+    """A TFRC media flow, [tfrc.NAME]."""
+
+    from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
+    to: Annotated[Str, Desc("dst_node")]
+    start: NonNegativeTime = 0
+    media: table(Media)
+    # Packet size on the wire, headers included.
+    packet_size: Annotated[PositiveSize, Desc("packet_bytes")]
+    header_size: Annotated[NonNegativeSize, Desc("header_bytes")] = 40
+    small_packets: Bool = False
+    # RFC 3448's start-up (one packet per RTT after the first report) or
+    # RFC 5348's (W_init/R).
+    revision: choice("rfc5348", "rfc3448") = "rfc5348"
+    initial_rto: PositiveTime = parse_time("2 s")
+    t_mbi: PositiveTime = parse_time("64 s")
+    feedback_size: Annotated[PositiveSize, Desc("feedback_bytes")] = 40
+    quick_start: Annotated[optional(PositiveRate), UNLESS_DEFAULT] = None
+    tolerable_delay: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
+
+
+def check_tfrc(checks: Checks, path: tuple, name: str, flow: Tfrc) -> None:
+    ends_known = checks.require((*path, "from"), "nodes", flow.from_)
+    ends_known = checks.require((*path, "to"), "nodes", flow.to) and ends_known
+    if ends_known and flow.from_ == flow.to:
+        checks.refuse(
+            (*path, "to"), f"a flow joins two different nodes, got {quote(flow.to)} twice"
+        )
+    if flow.header_size >= flow.packet_size:
+        checks.refuse(
+            (*path, "header_size"),
+            f"must be smaller than packet_size ({flow.packet_size} B), got {flow.header_size} B",
+        )
+    if flow.quick_start is not None and flow.quick_start < QS_LOWEST_BPS:
+        checks.refuse(
+            (*path, "quick_start"),
+            f"RFC 4782's lowest rate is 40 kb/s, got {flow.quick_start:g} b/s",
+        )
+
+
+def tfrc_paths(name: str, flow: Tfrc, doc) -> list[PathRequest]:
+    what = f"tfrc {quote(name)}"
+    sizes = (flow.packet_size, flow.feedback_size)
+    return both_ways("tfrc", name, flow, f"data of {what}", f"reports of {what}", sizes)
+
+
+SECTION = Section(
+    key="tfrc",
+    table=Tfrc,
+    noun="tfrc flow",
+    description_key="tfrc",
+    check=check_tfrc,
+    omit_when_empty=True,
+    paths=tfrc_paths,
+    probe_target="tfrc",
+)

@@ -1,0 +1,77 @@
+# [tfrc.NAME]: a TFRC media flow from the scenario file to the core and back.
+# Refusals name the key and the reason; a run over a lossless path carries
+# the media at the path's delay and accounts for every packet.
+import pytest
+import satcc
+from satcc.scenario import Scenario, ScenarioError
+
+BASE = {
+    "run": {"name": "media", "duration": "20 s", "seed": 3},
+    "nodes": {"h": {}, "r": {}},
+    "links": {
+        "fwd": {"from": "h", "to": "r", "rate": "1 Mbps", "delay": "250 ms"},
+        "back": {"from": "r", "to": "h", "rate": "100 Mbps", "delay": "250 ms"},
+    },
+    "tfrc": {
+        "v": {
+            "from": "h",
+            "to": "r",
+            "packet_size": "1316 B",
+            "revision": "rfc3448",
+            "media": {"rate": "256 kbps", "buffer": 128},
+        }
+    },
+    "probes": {"e2ed": {"tfrc": "v", "metric": "e2ed_s"}},
+}
+
+
+def scenario(**changes) -> Scenario:
+    sc = Scenario.from_dict(BASE)
+    for path, value in changes.items():
+        sc.set(path, value)
+    return sc
+
+
+def refused(sc: Scenario) -> ScenarioError:
+    with pytest.raises(ScenarioError) as caught:
+        sc.validate()
+    return caught.value
+
+
+def test_description_carries_the_flow_in_core_units():
+    d = scenario(**{"tfrc.v.quick_start": "320 kbps"}).validate()
+    (flow,) = d["tfrc"]
+    assert flow["src_node"] == "h" and flow["dst_node"] == "r"
+    assert flow["packet_bytes"] == 1316
+    assert flow["revision"] == "rfc3448"
+    assert flow["initial_rto_ps"] == 2 * 10**12
+    assert flow["quick_start_bps"] == 320_000.0
+    assert flow["media"] == {"rate_bps": 256_000.0, "buffer_packets": 128}
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "key", "fragment"),
+    [
+        ("tfrc.v.packet_sise", "1316 B", "tfrc.v.packet_sise", 'did you mean "packet_size"'),
+        ("tfrc.v.to", "nowhere", "tfrc.v.to", "nowhere"),
+        ("tfrc.v.header_size", "1316 B", "tfrc.v.header_size", "smaller than packet_size"),
+        ("tfrc.v.quick_start", "20 kbps", "tfrc.v.quick_start", "40 kb/s"),
+        ("tfrc.v.revision", "rfc9999", "tfrc.v.revision", "rfc5348"),
+        ("tfrc.v.media.rate", "-1 kbps", "tfrc.v.media.rate", "positive"),
+    ],
+)
+def test_refusals_name_the_key(path, value, key, fragment):
+    error = refused(scenario(**{path: value}))
+    assert error.path == key, str(error)
+    assert fragment in str(error), str(error)
+
+
+def test_a_lossless_path_carries_the_media_and_every_packet_is_counted():
+    result = satcc.run(scenario())
+    s = result.summary
+    assert s["run.pdus_unaccounted"] == 0
+    assert s["tfrc.v.tx_buffer_overflow"] == 0
+    assert s["tfrc.v.generated"] - s["tfrc.v.packets_received"] <= 20
+    # 250 ms of propagation and 10.5 ms to send 1316 B at 1 Mb/s.
+    assert s["tfrc.v.e2ed_p50_s"] == pytest.approx(0.2605, abs=0.005)
+    assert len(result.series("e2ed")) > 0
