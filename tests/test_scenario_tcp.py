@@ -223,7 +223,7 @@ def test_unknown_key_gets_a_suggestion():
 
 
 def test_unknown_top_level_table_suggests_tcp():
-    assert_refused(scenario(tpc={}), "tpc", 'did you mean "tcp"?', "sources, tcp, udp_rr)")
+    assert_refused(scenario(tpc={}), "tpc", 'did you mean "tcp"?', "sources, tcp, tfrc, udp_rr)")
 
 
 def test_wrong_types():
@@ -371,7 +371,7 @@ def test_tcp_probe_refusals():
     assert_refused(
         scenario(**{"probes.p": {"metric": "cwnd_bytes"}}),
         "probes.p",
-        "needs exactly one target key: link, sink, source, tcp or emulate",
+        "needs exactly one target key: link, sink, source, tcp, tfrc or emulate",
     )
     no_tcp = scenario(**{"probes.p": {"tcp": "bulk", "metric": "cwnd_bytes"}})
     del no_tcp.data["tcp"]

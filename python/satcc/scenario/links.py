@@ -16,7 +16,6 @@ from satcc.units import format_limit, format_rate, format_time, parse_limit, par
 
 from .atm import Erica, check_erica
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
-from .errors import quote
 from .routing import walk
 from .tables import Section, _Table
 from .values import (
@@ -220,12 +219,7 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
                 f"rate above {format_rate(MAX_RATE_BPS)} is not supported",
             )
             break
-    ends_known = checks.require((*path, "from"), "nodes", link.from_)
-    ends_known = checks.require((*path, "to"), "nodes", link.to) and ends_known
-    if ends_known and link.from_ == link.to:
-        checks.refuse(
-            (*path, "to"), f"a link joins two different nodes, got {quote(link.to)} twice"
-        )
+    checks.require_ends(path, link, "a link")
     if link.rate is not None and link.capacity is not None:
         checks.refuse((*path, "rate"), "give either rate or capacity, not both")
     if link.rate is None and link.capacity is None:

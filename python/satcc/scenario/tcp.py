@@ -286,13 +286,7 @@ class Tcp(_Table):
 
 
 def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
-    ends_known = checks.require((*path, "from"), "nodes", tcp.from_)
-    ends_known = checks.require((*path, "to"), "nodes", tcp.to) and ends_known
-    if ends_known and tcp.from_ == tcp.to:
-        checks.refuse(
-            (*path, "to"),
-            f"a connection joins two different nodes, got {quote(tcp.to)} twice",
-        )
+    checks.require_ends(path, tcp, "a connection")
     if tcp.mss + tcp.header > MAX_DATAGRAM:
         checks.refuse(
             (*path, "mss"),

@@ -76,12 +76,7 @@ class Tfrc(_Table):
 
 
 def check_tfrc(checks: Checks, path: tuple, name: str, flow: Tfrc) -> None:
-    ends_known = checks.require((*path, "from"), "nodes", flow.from_)
-    ends_known = checks.require((*path, "to"), "nodes", flow.to) and ends_known
-    if ends_known and flow.from_ == flow.to:
-        checks.refuse(
-            (*path, "to"), f"a flow joins two different nodes, got {quote(flow.to)} twice"
-        )
+    checks.require_ends(path, flow, "a flow")
     if flow.header_size >= flow.packet_size:
         checks.refuse(
             (*path, "header_size"),

@@ -55,12 +55,7 @@ class UdpRr(_Table):
 
 
 def check_udp_rr(checks: Checks, path: tuple, name: str, udp: UdpRr) -> None:
-    ends_known = checks.require((*path, "from"), "nodes", udp.from_)
-    ends_known = checks.require((*path, "to"), "nodes", udp.to) and ends_known
-    if ends_known and udp.from_ == udp.to:
-        checks.refuse(
-            (*path, "to"), f"an exchange joins two different nodes, got {quote(udp.to)} twice"
-        )
+    checks.require_ends(path, udp, "an exchange")
     if udp.ubr is not None:
         check_ubr(checks, (*path, "ubr"), udp, udp.ubr)
     # Over ATM a datagram must also fit one AAL5 frame with its encapsulation.

@@ -73,6 +73,18 @@ class Checks:
     def refuse(self, path: tuple, reason: str) -> None:
         self.found.append((join_path(path), reason))
 
+    def require_ends(self, path: tuple, entry, what: str) -> bool:
+        """Refuse an entry's `from` or `to` naming no node, or both the same
+        node (`what` names the entry: "a link"); True if both are fine."""
+        ends_known = self.require((*path, "from"), "nodes", entry.from_)
+        ends_known = self.require((*path, "to"), "nodes", entry.to) and ends_known
+        if ends_known and entry.from_ == entry.to:
+            self.refuse(
+                (*path, "to"), f"{what} joins two different nodes, got {quote(entry.to)} twice"
+            )
+            return False
+        return ends_known
+
     def require(self, path: tuple, key: str, name: str) -> bool:
         """Refuse a name that no entry of section `key` has; True if it exists."""
         names = self.entries(key)
