@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use satcc_core::apps::fgn::paxson_fgn;
 use satcc_core::engine::RngStream;
+use satcc_core::satmac::{FrameConfig, Skyplex};
 use satcc_core::scenario::{summary, Description, World};
 use satcc_emu::{EmuConfig, Emulator};
 use std::sync::atomic::Ordering;
@@ -194,6 +195,32 @@ fn fgn<'py>(
     Ok(PyBytes::new(py, &f64_bytes(&x)))
 }
 
+/// A DVB-RCS frame preset of the tfrc-dama paper ("small" or "large" Skyplex)
+/// as its description entry (JSON).
+#[pyfunction]
+fn skyplex_frame(size: &str) -> PyResult<String> {
+    let size = match size {
+        "small" => Skyplex::Small,
+        "large" => Skyplex::Large,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "skyplex frame must be \"small\" or \"large\", got {size:?}"
+            )))
+        }
+    };
+    Ok(serde_json::to_string(&FrameConfig::skyplex(size)).expect("a frame serialises"))
+}
+
+/// The timing a frame's geometry implies (`FrameConfig::timing`), from its
+/// description entry (JSON), as JSON.
+#[pyfunction]
+fn frame_timing(frame_json: &str) -> PyResult<String> {
+    let frame: FrameConfig = serde_json::from_str(frame_json)
+        .map_err(|e| PyValueError::new_err(format!("invalid frame: {e}")))?;
+    frame.check().map_err(PyValueError::new_err)?;
+    Ok(serde_json::to_string(&frame.timing()).expect("timing serialises"))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
@@ -201,5 +228,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(skyplex_frame, m)?)?;
+    m.add_function(wrap_pyfunction!(frame_timing, m)?)?;
     Ok(())
 }

@@ -9,6 +9,10 @@
   cells and the cell tax, window-limited throughput, the paper's throughput
   fraction and buffer requirement BB) and NetPIPE's rules (block-size
   schedule, repetitions, half-round-trip transfer times and %CDV).
+- `satcc.analysis.tfrc_fluid`: the tfrc-dama paper's fluid model of one TFRC
+  media flow started behind a DAMA terminal (section 3.5, Fig. 7): the four
+  cumulative curves, E2ED as their horizontal distance, and T_q,opt found
+  numerically.
 """
 
 from satcc.analysis.effcap import (

@@ -181,6 +181,47 @@ impl FrameConfig {
     }
 }
 
+/// The loop's timing of a frame, in seconds and bits/s: what the paper's
+/// Table I lists, as the analysis (`satcc.analysis.tfrc_fluid`) and the
+/// study read it, so that T_a and its consequences are derived only here.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrameTiming {
+    pub slot_s: f64,
+    pub slots_per_multiframe: u32,
+    pub multiframe_s: f64,
+    pub superframe_s: f64,
+    pub allocation_delay_s: f64,
+    /// T_a in super-frames (6 small, 2 large).
+    pub allocation_delay_superframes: f64,
+    pub propagation_s: f64,
+    pub mean_rtt_s: f64,
+    pub tq_max_s: f64,
+    pub tq_opt_s: f64,
+    pub granularity_bps: f64,
+    pub channel_bps: f64,
+}
+
+impl FrameConfig {
+    pub fn timing(&self) -> FrameTiming {
+        let s = |d: Duration| d.as_secs_f64();
+        FrameTiming {
+            slot_s: s(self.slot()),
+            slots_per_multiframe: self.slots_per_multiframe(),
+            multiframe_s: s(self.multiframe()),
+            superframe_s: s(self.superframe()),
+            allocation_delay_s: s(self.allocation_delay()),
+            allocation_delay_superframes: self.allocation_delay().ps() as f64
+                / self.superframe().ps() as f64,
+            propagation_s: s(self.propagation),
+            mean_rtt_s: s(self.mean_rtt()),
+            tq_max_s: s(self.tq_max()),
+            tq_opt_s: s(self.tq_opt()),
+            granularity_bps: self.granularity_bps(),
+            channel_bps: self.channel_bps,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
