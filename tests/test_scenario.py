@@ -82,8 +82,8 @@ def test_unknown_top_level_table():
     error = assert_refused(scenario(linkss={}), "linkss", 'unknown key "linkss"')
     assert 'did you mean "links"?' in error.reason
     assert (
-        "allowed: arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, tfrc, udp_rr"
-        in error.reason
+        "allowed: arrivals, dvb_rcs, emulate, links, nodes, probes, run, sinks, sources, "
+        "tcp, tfrc, udp_rr" in error.reason
     )
 
 

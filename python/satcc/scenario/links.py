@@ -16,6 +16,7 @@ from satcc.units import format_limit, format_rate, format_time, parse_limit, par
 
 from .atm import Erica, check_erica
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
+from .dvb_rcs import check_uplink_capacity
 from .routing import walk
 from .tables import Section, _Table
 from .values import (
@@ -83,6 +84,8 @@ class Capacity(_Table):
             ("rates", "mean_holding"),
         ),
         "trace": (("type", "times", "rates", "repeat", "period"), ("times", "rates")),
+        # A terminal's uplink: the slots its DVB-RCS channel gives it.
+        "dvb_rcs": (("type", "channel"), ("channel",)),
     }
 
     type: choice(*VARIANTS)
@@ -95,6 +98,7 @@ class Capacity(_Table):
     times: optional(list_of(NonNegativeTime)) = None
     repeat: Bool = False
     period: optional(PositiveTime) = None
+    channel: optional(Str) = None
 
 
 # ---------------------------------------------------------------------------
@@ -122,6 +126,8 @@ def describe_capacity(link: Link) -> dict:
         return {"kind": "constant", "rate_bps": link.rate}
     if capacity.type == "constant":
         return {"kind": "constant", "rate_bps": capacity.rate}
+    if capacity.type == "dvb_rcs":
+        return {"kind": "dvb_rcs", "channel": capacity.channel}
     if capacity.type == "markov":
         markov = {
             "kind": "markov",
@@ -244,6 +250,12 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
         )
     if link.capacity is not None:
         _check_capacity(checks, (*path, "capacity"), link.capacity)
+    if link.duplex and link.capacity is not None and link.capacity.type == "dvb_rcs":
+        checks.refuse(
+            (*path, "duplex"),
+            "a DVB-RCS uplink carries one terminal's traffic one way: declare the other "
+            "direction as a link of its own",
+        )
 
 
 def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
@@ -264,7 +276,9 @@ def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
 
 
 def _check_capacity(checks: Checks, path: tuple, capacity: Capacity) -> None:
-    if capacity.type == "markov":
+    if capacity.type == "dvb_rcs":
+        check_uplink_capacity(checks, path, capacity.channel)
+    elif capacity.type == "markov":
         _check_markov(checks, path, capacity)
     elif capacity.type == "trace":
         _check_trace(checks, path, capacity)

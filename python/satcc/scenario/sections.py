@@ -8,13 +8,27 @@ Adding a section is one module with its SECTION, and one line here.
 
 from __future__ import annotations
 
-from . import arrivals, emulate, links, nodes, probes, run, sinks, sources, tcp, tfrc, udp_rr
+from . import (
+    arrivals,
+    dvb_rcs,
+    emulate,
+    links,
+    nodes,
+    probes,
+    run,
+    sinks,
+    sources,
+    tcp,
+    tfrc,
+    udp_rr,
+)
 from .tables import Section
 
 SECTIONS: tuple[Section, ...] = (
     run.SECTION,
     nodes.SECTION,
     links.SECTION,
+    dvb_rcs.SECTION,
     sources.SECTION,
     sinks.SECTION,
     tcp.SECTION,
