@@ -83,7 +83,7 @@ def test_unknown_top_level_table():
     assert 'did you mean "links"?' in error.reason
     assert (
         "allowed: arrivals, dvb_rcs, emulate, links, nodes, probes, run, sinks, sources, "
-        "tcp, tfrc, udp_rr" in error.reason
+        "tcp, tfrc, tfrc_arrivals, udp_rr" in error.reason
     )
 
 

@@ -66,6 +66,7 @@ def test_sections_are_in_the_order_errors_are_found_in():
         "udp_rr",
         "tfrc",
         "arrivals",
+        "tfrc_arrivals",
         "emulate",
         "probes",
     ]

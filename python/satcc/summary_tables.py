@@ -154,4 +154,20 @@ GROUPS: tuple[Group, ...] = (
             Column("rtx", "retransmissions", "count"),
         ),
     ),
+    Group(
+        "tfrc_arrivals",
+        "Classes of media arrivals",
+        "class",
+        (
+            Column("started", "flows_started", "count"),
+            Column("ended", "flows_ended", "count"),
+            Column("at most", "flows_active_max", "count"),
+            Column("generated", "generated", "count"),
+            Column("tx overflow", "tx_buffer_loss", "percent", in_report=True),
+            Column("late", "late_fraction", "percent", in_report=True),
+            Column("E2ED p50", "e2ed_p50_s", "time", in_report=True),
+            Column("E2ED p99", "e2ed_p99_s", "time", in_report=True),
+            Column("E2ED max", "e2ed_max_s", "time"),
+        ),
+    ),
 )

@@ -74,22 +74,25 @@ impl Simulation {
         summary::to_json(&summary::summarise(&self.world))
     }
 
-    /// Probe series as {name: (times_s, values)}, each little-endian f64 bytes.
+    /// Probe series, then the components' end-of-run series, as
+    /// (name, times_s or x, values), each little-endian f64 bytes.
     fn series<'py>(
         &self,
         py: Python<'py>,
     ) -> Vec<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        self.world
-            .probes
+        let bytes = |xs: &[f64]| PyBytes::new(py, &f64_bytes(xs));
+        let probes = self.world.probes.iter().map(|p| {
+            (
+                p.name.clone(),
+                bytes(&p.series.times_s),
+                bytes(&p.series.values),
+            )
+        });
+        let ended = self.world.end_series();
+        let ended = ended
             .iter()
-            .map(|p| {
-                (
-                    p.name.clone(),
-                    PyBytes::new(py, &f64_bytes(&p.series.times_s)),
-                    PyBytes::new(py, &f64_bytes(&p.series.values)),
-                )
-            })
-            .collect()
+            .map(|(name, x, v)| (name.clone(), bytes(x), bytes(v)));
+        probes.chain(ended).collect()
     }
 }
 

@@ -20,6 +20,7 @@ from . import (
     sources,
     tcp,
     tfrc,
+    tfrc_arrivals,
     udp_rr,
 )
 from .tables import Section
@@ -35,6 +36,7 @@ SECTIONS: tuple[Section, ...] = (
     udp_rr.SECTION,
     tfrc.SECTION,
     arrivals.SECTION,
+    tfrc_arrivals.SECTION,
     emulate.SECTION,
     probes.SECTION,
 )

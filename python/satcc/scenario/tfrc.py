@@ -54,13 +54,10 @@ class Media(_Table):
     duration: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
 
 
-class Tfrc(_Table):
-    """A TFRC media flow, [tfrc.NAME]."""
+class TfrcTransport(_Table):
+    """The keys of a TFRC sender and receiver, shared by [tfrc.NAME] and
+    [tfrc_arrivals.NAME]."""
 
-    from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
-    to: Annotated[Str, Desc("dst_node")]
-    start: NonNegativeTime = 0
-    media: table(Media)
     # Packet size on the wire, headers included.
     packet_size: Annotated[PositiveSize, Desc("packet_bytes")]
     header_size: Annotated[NonNegativeSize, Desc("header_bytes")] = 40
@@ -75,8 +72,21 @@ class Tfrc(_Table):
     tolerable_delay: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
 
 
+class Tfrc(TfrcTransport):
+    """A TFRC media flow, [tfrc.NAME]."""
+
+    from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
+    to: Annotated[Str, Desc("dst_node")]
+    start: NonNegativeTime = 0
+    media: table(Media)
+
+
 def check_tfrc(checks: Checks, path: tuple, name: str, flow: Tfrc) -> None:
     checks.require_ends(path, flow, "a flow")
+    check_transport(checks, path, flow)
+
+
+def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
     if flow.header_size >= flow.packet_size:
         checks.refuse(
             (*path, "header_size"),

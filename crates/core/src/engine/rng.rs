@@ -55,6 +55,11 @@ impl RngStream {
         e * mean
     }
 
+    /// Uniform on {0, ..., n − 1} (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.rng.random_range(0..n)
+    }
+
     /// True with probability p.
     pub fn bernoulli(&mut self, p: f64) -> bool {
         p > 0.0 && self.uniform() < p

@@ -111,6 +111,22 @@ impl Summary {
             self.sum / self.n as f64
         }
     }
+
+    /// Adds another sample's figures, as if its values had been added
+    /// here (Chan, Golub and LeVeque's pairwise update of the variance).
+    pub fn merge(&mut self, o: &Summary) {
+        if o.n == 0 {
+            return;
+        }
+        let n = self.n + o.n;
+        let d = o.mean - self.mean;
+        self.m2 += o.m2 + d * d * (self.n as f64) * (o.n as f64) / n as f64;
+        self.mean += d * o.n as f64 / n as f64;
+        self.n = n;
+        self.sum += o.sum;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
 }
 
 /// Log-linear histogram of non-negative integers (picoseconds, bytes):
@@ -174,6 +190,35 @@ impl Histogram {
 
     pub fn count(&self) -> u64 {
         self.summary.n
+    }
+
+    /// Adds another histogram's values.
+    pub fn merge(&mut self, o: &Histogram) {
+        if o.counts.len() > self.counts.len() {
+            self.counts.resize(o.counts.len(), 0);
+        }
+        for (c, &oc) in self.counts.iter_mut().zip(&o.counts) {
+            *c += oc;
+        }
+        self.summary.merge(&o.summary);
+    }
+
+    /// The empirical distribution: for each non-empty bucket, its upper
+    /// bound (clamped to the largest value) and the fraction of values at
+    /// or below it.
+    pub fn cdf(&self) -> Vec<(f64, f64)> {
+        let n = self.summary.n as f64;
+        let mut seen = 0u64;
+        let mut out = Vec::new();
+        for (b, &c) in self.counts.iter().enumerate() {
+            if c == 0 {
+                continue;
+            }
+            seen += c;
+            let hi = Self::bounds(b).1 as f64;
+            out.push((hi.min(self.summary.max), seen as f64 / n));
+        }
+        out
     }
 
     /// The q-quantile (0 ≤ q ≤ 1), as the midpoint of its bucket clamped to
@@ -277,6 +322,46 @@ mod tests {
         }
         assert_eq!(h.summary.mean(), 50_000.5 * 1000.0);
         assert_eq!(h.quantile(1.0), 100_000_000.0);
+    }
+
+    #[test]
+    fn merged_figures_equal_those_of_the_values_together() {
+        let (a, b): (Vec<u64>, Vec<u64>) = (1..=300u64).map(|v| v * v).partition(|v| v % 3 == 0);
+        let mut all = Histogram::new();
+        let (mut ha, mut hb) = (Histogram::new(), Histogram::new());
+        for &v in &a {
+            ha.record(v);
+            all.record(v);
+        }
+        for &v in &b {
+            hb.record(v);
+            all.record(v);
+        }
+        ha.merge(&hb);
+        assert_eq!(ha.count(), all.count());
+        assert_eq!(ha.summary.min, all.summary.min);
+        assert_eq!(ha.summary.max, all.summary.max);
+        assert!((ha.summary.mean() - all.summary.mean()).abs() < 1e-9);
+        let rel = (ha.summary.variance() - all.summary.variance()).abs() / all.summary.variance();
+        assert!(rel < 1e-12, "variance off by {rel}");
+        for q in [0.05, 0.5, 0.95] {
+            assert_eq!(ha.quantile(q), all.quantile(q));
+        }
+        assert_eq!(ha.cdf(), all.cdf());
+    }
+
+    #[test]
+    fn cdf_rises_to_one_at_the_largest_value() {
+        let mut h = Histogram::new();
+        for v in [5u64, 5, 7, 1000, 1000, 1000, 5000] {
+            h.record(v);
+        }
+        let cdf = h.cdf();
+        assert_eq!(cdf[0], (5.0, 2.0 / 7.0));
+        assert_eq!(cdf[1], (7.0, 3.0 / 7.0));
+        assert_eq!(*cdf.last().unwrap(), (5000.0, 1.0));
+        assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        assert!(Histogram::new().cdf().is_empty());
     }
 
     #[test]

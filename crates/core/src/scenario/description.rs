@@ -6,7 +6,9 @@
 //! entry deserialise straight into the models' own configs (`TcpConfig`,
 //! `AbrConfig`, `EricaConfig`, ...).
 
-use super::world::{arrivals, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, udp_rr};
+use super::world::{
+    arrivals, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, tfrc_arrivals, udp_rr,
+};
 use super::BuildError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -43,6 +45,8 @@ pub struct Description {
     pub dvb_rcs: Vec<dvb_rcs::DvbRcsDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tfrc: Vec<tfrc::TfrcDesc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tfrc_arrivals: Vec<tfrc_arrivals::TfrcArrivalsDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -110,6 +110,7 @@ impl World {
         let udp = b.udp_rr()?;
         let tfrc = b.tfrc()?;
         let arrivals = b.arrivals()?;
+        let media_arrivals = b.tfrc_arrivals()?;
         let host_shapers = b.emulated()?;
         b.probes()?;
         b.w.stop_when = match &d.stop_when {
@@ -129,7 +130,8 @@ impl World {
             }
         }
         let shapers = shapers.iter().chain(&host_shapers);
-        for &id in sources.iter().chain(&arrivals).chain(shapers).chain(&tfrc) {
+        let newer = tfrc.iter().chain(&media_arrivals);
+        for &id in sources.iter().chain(&arrivals).chain(shapers).chain(newer) {
             w.start(id);
         }
         for l in 0..w.net.links.len() {

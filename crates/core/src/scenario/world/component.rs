@@ -17,6 +17,7 @@ use super::shaper::ShaperComp;
 use super::sources::{SinkComp, SourceComp};
 use super::tcp::TcpConn;
 use super::tfrc::TfrcFlow;
+use super::tfrc_arrivals::TfrcArrivals;
 use super::udp_rr::UdpRrConn;
 use crate::apps::FlowRecord;
 use crate::engine::Time;
@@ -43,6 +44,13 @@ pub struct Ctx<'a> {
 pub enum Spawn {
     /// A TCP flow of a class of flow arrivals: its size in bytes.
     TcpFlow { bytes: u64 },
+    /// A media flow of a class of media arrivals: its hosts (indices into
+    /// the class's) and how long its encoder runs.
+    TfrcFlow {
+        src: u32,
+        dst: u32,
+        duration: crate::engine::Duration,
+    },
 }
 
 /// Read-only access for summaries and probes: a component may report on
@@ -66,6 +74,7 @@ pub enum Component {
     Vcs(Box<VcPair>),
     Shaper(Box<ShaperComp>),
     Arrivals(Box<FlowArrivals>),
+    TfrcArrivals(Box<TfrcArrivals>),
     Exit(Box<Exit>),
     Emulated(Box<EmulatedHost>),
 }
@@ -73,7 +82,10 @@ pub enum Component {
 impl Component {
     pub fn agents(&self) -> usize {
         match self {
-            Component::Vacant | Component::Source(_) | Component::Arrivals(_) => 0,
+            Component::Vacant
+            | Component::Source(_)
+            | Component::Arrivals(_)
+            | Component::TfrcArrivals(_) => 0,
             Component::Sink(_) | Component::Exit(_) | Component::Emulated(_) => 1,
             Component::Tcp(_) | Component::UdpRr(_) | Component::Tfrc(_) => 2,
             Component::Vcs(_) => VcPair::AGENTS,
@@ -90,6 +102,7 @@ impl Component {
             Component::Source(_)
             | Component::UdpRr(_)
             | Component::Arrivals(_)
+            | Component::TfrcArrivals(_)
             | Component::Shaper(_) => 1,
             Component::Tcp(_) | Component::Vcs(_) | Component::Tfrc(_) => 2,
         }
@@ -116,6 +129,7 @@ impl Component {
             Component::UdpRr(c) => c.wakeup(now),
             Component::Vcs(c) => c.wakeup(k, now),
             Component::Arrivals(c) => c.wakeup(),
+            Component::TfrcArrivals(c) => c.wakeup(),
             Component::Shaper(c) => c.wakeup(),
             Component::Vacant
             | Component::Sink(_)
@@ -132,6 +146,7 @@ impl Component {
             Component::UdpRr(c) => c.on_timer(cx),
             Component::Vcs(c) => c.on_timer(k, cx),
             Component::Arrivals(c) => c.on_timer(cx),
+            Component::TfrcArrivals(c) => c.on_timer(cx),
             Component::Shaper(c) => c.on_timer(cx),
             Component::Vacant
             | Component::Sink(_)
@@ -151,7 +166,10 @@ impl Component {
             Component::Exit(c) => c.on_pdu(p, cx),
             Component::Emulated(c) => c.on_pdu(p, cx),
             Component::Shaper(c) => c.on_pdu(p, cx),
-            Component::Vacant | Component::Source(_) | Component::Arrivals(_) => {}
+            Component::Vacant
+            | Component::Source(_)
+            | Component::Arrivals(_)
+            | Component::TfrcArrivals(_) => {}
         }
     }
 
@@ -165,6 +183,7 @@ impl Component {
             Component::UdpRr(c) => c.summarise(s, view),
             Component::Vcs(c) => c.summarise(s, view),
             Component::Arrivals(c) => c.summarise(s, view),
+            Component::TfrcArrivals(c) => c.summarise(s, view),
             Component::Shaper(c) => c.summarise(s, view.now),
             Component::Emulated(c) => c.summarise(s, view),
             Component::Vacant | Component::Exit(_) => {}
@@ -184,12 +203,24 @@ impl Component {
         }
     }
 
+    /// Series it has only at the end of the run (a class's start-up
+    /// profile): (name, x, values).
+    pub fn end_series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+        match self {
+            Component::TfrcArrivals(c) => c.series(view),
+            _ => Vec::new(),
+        }
+    }
+
     /// The component that `Spawn` request `s` of this one (id `me`) asks
     /// for, starting at `now`.
     pub fn spawned(&self, me: u32, now: Time, s: Spawn) -> Component {
         match (self, s) {
             (Component::Arrivals(a), Spawn::TcpFlow { bytes }) => {
                 Component::Tcp(Box::new(a.flow(me, now, bytes)))
+            }
+            (Component::TfrcArrivals(a), Spawn::TfrcFlow { src, dst, duration }) => {
+                Component::Tfrc(Box::new(a.flow_between(me, now, src, dst, duration)))
             }
             _ => unreachable!("only a class of flow arrivals spawns components"),
         }
@@ -210,14 +241,17 @@ impl Component {
     pub fn parent(&self) -> Option<u32> {
         match self {
             Component::Tcp(c) => c.class,
+            Component::Tfrc(c) => c.class,
             _ => None,
         }
     }
 
     /// A component of this one's class of flows ended.
     pub fn on_child_released(&mut self, child: Component, now: Time) {
-        if let (Component::Arrivals(a), Component::Tcp(t)) = (self, child) {
-            a.on_flow_ended(&t, now);
+        match (self, child) {
+            (Component::Arrivals(a), Component::Tcp(t)) => a.on_flow_ended(&t, now),
+            (Component::TfrcArrivals(a), Component::Tfrc(f)) => a.on_flow_ended(&f),
+            _ => {}
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod shaper;
 pub mod sources;
 pub mod tcp;
 pub mod tfrc;
+pub mod tfrc_arrivals;
 pub mod udp_rr;
 
 use crate::apps::FlowRecord;
@@ -38,7 +39,7 @@ use crate::net::iface::{Outbox, Via};
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::queue::Verdict;
 use crate::net::{AgentAddr, Link, Next, Node, Pdu};
-use component::{Component, Ctx, Spawn};
+use component::{Component, Ctx, Spawn, View};
 use ports::PortKind;
 use probes::Probe;
 use std::collections::VecDeque;
@@ -617,6 +618,22 @@ impl World {
         if let Some(parent) = comp.parent() {
             self.comps[parent as usize].on_child_released(comp, self.now);
         }
+    }
+
+    /// Series the components have only at the end of the run (a class's
+    /// start-up profile), after the probes': (name, x, values).
+    pub fn end_series(&self) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+        let in_flight = self.in_flight_per_flow();
+        let view = View {
+            now: self.now,
+            comps: &self.comps,
+            flows: &self.flows,
+            in_flight: &in_flight,
+        };
+        self.comps
+            .iter()
+            .flat_map(|c| c.end_series(&view))
+            .collect()
     }
 
     /// Components currently registered (not released), and the most there

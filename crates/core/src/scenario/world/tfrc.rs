@@ -3,6 +3,12 @@
 //! receiver's de-jitter point), its summary keys (`tfrc.NAME.*`) and its
 //! probe metrics. Data packets go from `src_node` to `dst_node`, reports
 //! back; both as plain packets routed by the network.
+//!
+//! A flow created by a class of media arrivals (`tfrc_arrivals`) has no
+//! name and no keys of its own: it records the start-up delays the class
+//! asks for and ends once its encoder has stopped and everything it sent
+//! has arrived and been reported on (or `linger` after its last packet,
+//! when something was lost on the way); the class keeps its figures.
 
 use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx};
@@ -67,6 +73,14 @@ pub struct TfrcFlow {
     ifaces: [Iface; 2],
     reports_sent: u64,
     last_x_recv_bps: f64,
+    /// The class of media arrivals that created it, if any.
+    pub class: Option<u32>,
+    /// (generated − start, E2ED) in ps of the packets generated within
+    /// `startup_window` of the start: a class's start-up figures.
+    pub startup: Vec<(u64, u64)>,
+    startup_window: Duration,
+    linger: Duration,
+    last_send: Time,
 }
 
 impl TfrcFlow {
@@ -97,7 +111,36 @@ impl TfrcFlow {
             ifaces,
             reports_sent: 0,
             last_x_recv_bps: f64::NAN,
+            class: None,
+            startup: Vec::new(),
+            startup_window: Duration::ZERO,
+            linger: Duration::ZERO,
+            last_send: start,
         }
+    }
+
+    /// A flow of class `class`: it records the delays of what it generates
+    /// within `startup_window` and gives up waiting for what is in flight
+    /// `linger` after its last packet.
+    pub fn of_class(mut self, class: u32, startup_window: Duration, linger: Duration) -> TfrcFlow {
+        self.class = Some(class);
+        self.startup_window = startup_window;
+        self.linger = linger;
+        self
+    }
+
+    /// A flow of a class is over: its encoder stopped and its buffer is
+    /// empty, and either every packet it sent arrived, the receiver has
+    /// nothing left to report and every report arrived, or `linger` has
+    /// passed since the last packet left.
+    fn over(&self, now: Time) -> bool {
+        if self.class.is_none() || !self.media.done() {
+            return false;
+        }
+        let all_in = self.receiver.packets >= self.sender.stats.packets
+            && !self.receiver.report_pending()
+            && self.reports_sent == self.sender.stats.reports;
+        all_in || now >= self.last_send + self.linger
     }
 
     /// Agent 0 is the sender (it gets the reports), agent 1 the receiver.
@@ -108,6 +151,9 @@ impl TfrcFlow {
     pub fn wakeup(&self, k: usize, now: Time) -> Time {
         if k == RECEIVER {
             return self.receiver.poll_at();
+        }
+        if self.class.is_some() && self.media.done() {
+            return self.last_send + self.linger;
         }
         let send = if self.media.waiting() > 0 {
             self.sender.next_send_at().max(now)
@@ -132,6 +178,7 @@ impl TfrcFlow {
         } else if self.receiver.on_timer(cx.now) {
             self.send_report(cx);
         }
+        cx.finished = self.over(cx.now);
     }
 
     pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
@@ -142,13 +189,18 @@ impl TfrcFlow {
                 self.service(cx);
             }
             (1, Header::TfrcData(h)) => {
-                self.dejitter.on_packet(cx.now, p.created, h.sent);
+                let (e2ed, _) = self.dejitter.on_packet(cx.now, p.created, h.sent);
+                let age = p.created.since(self.start);
+                if age < self.startup_window {
+                    self.startup.push((age.ps(), e2ed.ps()));
+                }
                 if self.receiver.on_data(cx.now, p.seq, p.bytes, h) {
                     self.send_report(cx);
                 }
             }
             _ => {}
         }
+        cx.finished = self.over(cx.now);
     }
 
     /// The encoder runs up to now; the sender sends what its rate allows.
@@ -172,6 +224,7 @@ impl TfrcFlow {
                 ..Pdu::default()
             };
             self.ifaces[0].send(cx.out, p);
+            self.last_send = now;
         }
         if self.media.waiting() > 0 {
             self.sender.note_waiting();
@@ -198,6 +251,9 @@ impl TfrcFlow {
     }
 
     pub fn summarise(&self, s: &mut Summary, now: Time) {
+        if self.class.is_some() {
+            return;
+        }
         let p = format!("tfrc.{}.", self.name);
         let key = |k: &str| format!("{p}{k}");
         let m = &self.media;

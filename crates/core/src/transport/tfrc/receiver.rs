@@ -110,6 +110,11 @@ impl TfrcReceiver {
         }
     }
 
+    /// Data arrived since the last report: the feedback timer will report.
+    pub fn report_pending(&self) -> bool {
+        self.data_since_report
+    }
+
     /// When the feedback timer is next due.
     pub fn poll_at(&self) -> Time {
         self.due

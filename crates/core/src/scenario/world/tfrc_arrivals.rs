@@ -1,0 +1,390 @@
+//! Media flows that start and end during a run: a class of TFRC flows
+//! arriving as a Poisson process, each between two hosts drawn at random
+//! from the class's hosts, each with an encoder running for a drawn
+//! duration (exponential in the tfrc-dama paper's aggregated scenario,
+//! section 4 and Table II). Each flow is a TFRC flow of its own, created
+//! when it arrives and released once it is over; the class keeps the
+//! figures of all of them: packets generated, lost to transmit-buffer
+//! overflow, late at the de-jitter point, the E2ED of every packet and of
+//! the packets of each flow's first `window` (Fig. 9), and the start-up
+//! profile, E2ED percentiles against the time since the flow started
+//! (Fig. 8). Summary keys `tfrc_arrivals.NAME.*`; the profile and the
+//! window's distribution are end-of-run series.
+
+use super::build::{at, checked, direct, Builder};
+use super::component::{Component, Ctx, Spawn, View};
+use super::tfrc::{TfrcDesc, TfrcFlow};
+use crate::apps::media::MediaConfig;
+use crate::engine::stats::Histogram;
+use crate::engine::{Duration, RngStream, Time};
+use crate::scenario::summary::{num, put, Summary, PS};
+use crate::scenario::BuildError;
+use crate::transport::tfrc::TfrcConfig;
+use serde::{Deserialize, Serialize};
+
+/// How long each flow's encoder runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FlowDuration {
+    Constant {
+        #[serde(rename = "duration_ps")]
+        duration: Duration,
+    },
+    Exponential {
+        #[serde(rename = "mean_ps")]
+        mean: Duration,
+    },
+}
+
+impl FlowDuration {
+    pub fn check(&self) -> Result<(), String> {
+        let d = match self {
+            FlowDuration::Constant { duration } => duration,
+            FlowDuration::Exponential { mean } => mean,
+        };
+        if d.ps() == 0 {
+            return Err("flow durations must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// A duration of at least 1 ps.
+    pub fn draw(&self, rng: &mut RngStream) -> Duration {
+        match *self {
+            FlowDuration::Constant { duration } => duration,
+            FlowDuration::Exponential { mean } => {
+                Duration((rng.exp(mean.ps() as f64).round() as u64).max(1))
+            }
+        }
+    }
+}
+
+/// A `tfrc_arrivals[]` entry; the flows' transport parameters are the
+/// model's own `TfrcConfig`, in the same object.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TfrcArrivalsDesc {
+    pub name: String,
+    /// The hosts a flow's two ends are drawn from (two different ones).
+    pub hosts: Vec<String>,
+    /// Mean arrivals per second.
+    pub rate_per_s: f64,
+    pub duration: FlowDuration,
+    /// The encoder and its buffer (its own duration is the drawn one).
+    pub media: MediaConfig,
+    #[serde(
+        default,
+        rename = "tolerable_delay_ps",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerable_delay: Option<Duration>,
+    #[serde(default)]
+    pub start_ps: Time,
+    #[serde(default)]
+    pub stop_ps: Option<Time>,
+    #[serde(default)]
+    pub max_flows: Option<u64>,
+    /// The start-up figures cover each flow's first `window`, in bins of
+    /// `step`.
+    #[serde(rename = "window_ps")]
+    pub window: Duration,
+    #[serde(rename = "step_ps")]
+    pub step: Duration,
+    /// How long a flow waits for what is still in flight after its last
+    /// packet (only when something was lost on the way).
+    #[serde(rename = "linger_ps")]
+    pub linger: Duration,
+    #[serde(flatten)]
+    pub config: TfrcConfig,
+}
+
+impl TfrcArrivalsDesc {
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.rate_per_s.is_finite() && self.rate_per_s > 0.0) {
+            return Err("rate_per_s must be positive".into());
+        }
+        if self.hosts.len() < 2 {
+            return Err("a class needs at least two hosts".into());
+        }
+        if self.step.ps() == 0 || self.window < self.step {
+            return Err("step must be positive and no longer than window".into());
+        }
+        if self.media.duration.is_some() {
+            return Err("a class's media duration is drawn from `duration`".into());
+        }
+        self.duration.check()?;
+        self.media.check()?;
+        self.config.check()
+    }
+
+    /// The description of one flow of the class, starting at `now`.
+    fn flow(&self, src: &str, dst: &str, now: Time, duration: Duration) -> TfrcDesc {
+        TfrcDesc {
+            name: String::new(),
+            src_node: src.into(),
+            dst_node: dst.into(),
+            start_ps: now,
+            media: MediaConfig {
+                duration: Some(duration),
+                ..self.media.clone()
+            },
+            tolerable_delay: self.tolerable_delay,
+            config: self.config.clone(),
+        }
+    }
+}
+
+/// What the class counts over its flows.
+#[derive(Clone, Debug, Default)]
+struct Tally {
+    flows: u64,
+    generated: u64,
+    overflow: u64,
+    sent: u64,
+    received: u64,
+    late: u64,
+    lost: u64,
+    nofeedback: u64,
+    qs_approved: u64,
+    e2ed: Histogram,
+    /// Packets generated in each flow's first `window`.
+    window: Histogram,
+    /// The same, by bin of time since the flow started.
+    bins: Vec<Histogram>,
+}
+
+impl Tally {
+    fn add(&mut self, f: &TfrcFlow, step: Duration) {
+        self.flows += 1;
+        self.generated += f.media.generated;
+        self.overflow += f.media.overflow;
+        self.sent += f.sender.stats.packets;
+        self.received += f.receiver.packets;
+        self.late += f.dejitter.late;
+        self.lost += f.receiver.loss_history().packets_lost;
+        self.nofeedback += f.sender.stats.nofeedback_expiries;
+        self.qs_approved += u64::from(f.sender.stats.qs_approved_bps > 0.0);
+        self.e2ed.merge(&f.dejitter.e2ed);
+        for &(age, e2ed) in &f.startup {
+            self.window.record(e2ed);
+            self.bins[(age / step.ps()) as usize].record(e2ed);
+        }
+    }
+}
+
+/// A class of media arrivals and what its ended flows left.
+pub struct TfrcArrivals {
+    pub name: String,
+    d: TfrcArrivalsDesc,
+    hosts: Vec<u32>,
+    /// Flow ids of the class's data and reports, shared by its flows.
+    pub flow: u32,
+    mean_gap_ps: f64,
+    stop: Time,
+    next: Time,
+    rng: RngStream,
+    pub started: u64,
+    pub ended: u64,
+    pub active_max: u64,
+    tally: Tally,
+}
+
+impl TfrcArrivals {
+    pub fn new(d: &TfrcArrivalsDesc, hosts: Vec<u32>, flow: u32, rng: RngStream) -> TfrcArrivals {
+        let bins = (d.window.ps().div_ceil(d.step.ps())) as usize;
+        TfrcArrivals {
+            name: d.name.clone(),
+            d: d.clone(),
+            hosts,
+            flow,
+            mean_gap_ps: 1e12 / d.rate_per_s,
+            stop: d.stop_ps.unwrap_or(Time::NEVER),
+            next: d.start_ps,
+            rng,
+            started: 0,
+            ended: 0,
+            active_max: 0,
+            tally: Tally {
+                bins: vec![Histogram::new(); bins],
+                ..Tally::default()
+            },
+        }
+    }
+
+    fn exhausted(&self) -> bool {
+        self.next >= self.stop || self.d.max_flows.is_some_and(|m| self.started >= m)
+    }
+
+    pub fn wakeup(&self) -> Time {
+        if self.exhausted() {
+            Time::NEVER
+        } else {
+            self.next
+        }
+    }
+
+    /// A flow arrives: its two hosts and its duration are drawn, and the
+    /// world creates it now.
+    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
+        if self.exhausted() || cx.now < self.next {
+            return;
+        }
+        let n = self.hosts.len();
+        let src = self.rng.below(n as u64) as usize;
+        let dst = (src + 1 + self.rng.below(n as u64 - 1) as usize) % n;
+        let duration = self.d.duration.draw(&mut self.rng);
+        cx.spawn.push(Spawn::TfrcFlow {
+            src: src as u32,
+            dst: dst as u32,
+            duration,
+        });
+        self.started += 1;
+        self.active_max = self.active_max.max(self.started - self.ended);
+        let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
+        self.next = cx.now + Duration(gap);
+    }
+
+    /// The flow a `Spawn::TfrcFlow` of this class (id `me`) asked for:
+    /// from host `src` to host `dst` (indices into the class's hosts).
+    pub fn flow_between(
+        &self,
+        me: u32,
+        now: Time,
+        src: u32,
+        dst: u32,
+        duration: Duration,
+    ) -> TfrcFlow {
+        let (s, t) = (src as usize, dst as usize);
+        let d = self
+            .d
+            .flow(&self.d.hosts[s], &self.d.hosts[t], now, duration);
+        let nodes = [self.hosts[s], self.hosts[t]];
+        TfrcFlow::new(&d, nodes, self.flow, direct(nodes)).of_class(
+            me,
+            self.d.window,
+            self.d.linger,
+        )
+    }
+
+    /// One of the class's flows is over and released.
+    pub fn on_flow_ended(&mut self, f: &TfrcFlow) {
+        self.ended += 1;
+        self.tally.add(f, self.d.step);
+    }
+
+    /// The class's figures with its flows still running counted in.
+    fn tally_with_active(&self, me_flow: u32, view: &View<'_>) -> Tally {
+        let mut t = self.tally.clone();
+        for c in view.comps {
+            if let Component::Tfrc(f) = c {
+                if f.class.is_some() && f.flow == me_flow {
+                    t.add(f, self.d.step);
+                }
+            }
+        }
+        t
+    }
+
+    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+        let p = format!("tfrc_arrivals.{}.", self.name);
+        let key = |k: &str| format!("{p}{k}");
+        let t = self.tally_with_active(self.flow, view);
+        put(s, key("flows_started"), self.started);
+        put(s, key("flows_ended"), self.ended);
+        put(s, key("flows_active"), self.started - self.ended);
+        put(s, key("flows_active_max"), self.active_max);
+        put(s, key("generated"), t.generated);
+        put(s, key("tx_buffer_overflow"), t.overflow);
+        let share = |n: u64| {
+            if t.generated > 0 {
+                n as f64 / t.generated as f64
+            } else {
+                f64::NAN
+            }
+        };
+        put(s, key("tx_buffer_loss"), num(share(t.overflow)));
+        put(s, key("packets_sent"), t.sent);
+        put(s, key("packets_received"), t.received);
+        put(s, key("packets_lost"), t.lost);
+        put(s, key("late"), t.late);
+        put(s, key("late_fraction"), num(share(t.late)));
+        put(s, key("nofeedback_expiries"), t.nofeedback);
+        put(s, key("flows_qs_approved"), t.qs_approved);
+        for (name, h) in [("e2ed", &t.e2ed), ("window_e2ed", &t.window)] {
+            let q = |x: f64| num(h.quantile(x) * PS);
+            put(
+                s,
+                key(&format!("{name}_mean_s")),
+                num(h.summary.mean() * PS),
+            );
+            put(s, key(&format!("{name}_p50_s")), q(0.5));
+            put(s, key(&format!("{name}_p95_s")), q(0.95));
+            put(s, key(&format!("{name}_p99_s")), q(0.99));
+            put(s, key(&format!("{name}_max_s")), q(1.0));
+        }
+        let f = self.flow as usize;
+        put(s, key("data_dropped"), view.flows[f].dropped);
+        put(s, key("reports_dropped"), view.flows[f + 1].dropped);
+    }
+
+    /// End-of-run series: the start-up profile (E2ED percentiles and mean
+    /// per bin of time since the flow started, x = the bin's middle) and
+    /// the distribution of the window's E2EDs (x = delay, y = fraction at
+    /// or below), all in seconds.
+    pub fn series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+        let t = self.tally_with_active(self.flow, view);
+        let p = format!("tfrc_arrivals.{}.", self.name);
+        let step = self.d.step.as_secs_f64();
+        let mids: Vec<f64> = (0..t.bins.len()).map(|i| (i as f64 + 0.5) * step).collect();
+        let mut out = vec![];
+        for (name, q) in [
+            ("startup_e2ed_p5", 0.05),
+            ("startup_e2ed_p50", 0.5),
+            ("startup_e2ed_p95", 0.95),
+        ] {
+            let v = t.bins.iter().map(|h| h.quantile(q) * PS).collect();
+            out.push((format!("{p}{name}"), mids.clone(), v));
+        }
+        let mean = t.bins.iter().map(|h| h.summary.mean() * PS).collect();
+        out.push((format!("{p}startup_e2ed_mean"), mids, mean));
+        let (x, y) = t.window.cdf().into_iter().map(|(x, y)| (x * PS, y)).unzip();
+        out.push((format!("{p}window_e2ed_cdf"), x, y));
+        out
+    }
+}
+
+impl Builder<'_> {
+    /// The classes of media arrivals, in description order.
+    pub(super) fn tfrc_arrivals(&mut self) -> Result<Vec<u32>, BuildError> {
+        let mut ids = Vec::new();
+        for a in &self.d.tfrc_arrivals {
+            let at = at("tfrc_arrivals", &a.name);
+            checked(a.check(), &at)?;
+            let hosts = a
+                .hosts
+                .iter()
+                .map(|h| self.node(h, &at))
+                .collect::<Result<Vec<_>, _>>()?;
+            let flow = self.w.new_flows(2);
+            let rng = RngStream::new(self.d.seed, &at);
+            let class = TfrcArrivals::new(a, hosts, flow, rng);
+            ids.push(self.w.add(Component::TfrcArrivals(Box::new(class))));
+        }
+        Ok(ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exponential_durations_have_the_asked_mean() {
+        let d = FlowDuration::Exponential {
+            mean: Duration::from_secs_f64(60.0),
+        };
+        let mut rng = RngStream::new(5, "durations");
+        let n = 100_000;
+        let mean = (0..n).map(|_| d.draw(&mut rng).as_secs_f64()).sum::<f64>() / n as f64;
+        assert!((mean / 60.0 - 1.0).abs() < 0.01, "mean {mean}");
+    }
+}
