@@ -143,6 +143,11 @@ def test_tq_rules_are_the_frames_own_eq_6_and_eq_3(size, rule):
         ({"dvb_rcs.rl.terminals.t1.cra": "-1 kbps"}, "dvb_rcs.rl.terminals.t1.cra", "negative"),
         ({"dvb_rcs.rl.terminals.t1.upink": "up1"}, None, 'did you mean "uplink"'),
         ({"links.up1.duplex": True}, "links.up1.duplex", "one way"),
+        (
+            {"dvb_rcs.rl.terminals.t1.cra": "3.2 Mbps", "dvb_rcs.rl.terminals.t2.cra": "3.2 Mbps"},
+            "dvb_rcs.rl.terminals",
+            "146 slots",
+        ),
     ],
 )
 def test_refusals_name_the_key(changes, key, fragment):

@@ -66,6 +66,19 @@ def test_refusals_name_the_key(path, value, key, fragment):
     assert fragment in str(error), str(error)
 
 
+def test_a_trace_gives_every_packets_delays_by_generation_time():
+    result = satcc.run(scenario(**{"tfrc.v.trace": True}))
+    e2ed, owd = result.series("tfrc.v.e2ed"), result.series("tfrc.v.owd")
+    s = result.summary
+    assert len(e2ed) == len(owd) == s["tfrc.v.packets_received"]
+    # Generated every 41.125 ms from the start, in order (no loss, FIFO).
+    assert e2ed["time_s"].iloc[0] == 0.0
+    assert e2ed["time_s"].diff().dropna().round(9).eq(0.041125).all()
+    assert (e2ed["value"] >= owd["value"]).all()
+    assert e2ed["value"].max() == pytest.approx(s["tfrc.v.e2ed_max_s"], rel=0.01)
+    assert "tfrc.v.e2ed" not in satcc.run(scenario()).series_names
+
+
 def test_a_lossless_path_carries_the_media_and_every_packet_is_counted():
     result = satcc.run(scenario())
     s = result.summary

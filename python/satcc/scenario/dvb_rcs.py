@@ -21,6 +21,7 @@ Terminals are laid out in the multi-frame in the order they are written.
 from __future__ import annotations
 
 import json
+import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 from satcc import _core
@@ -202,6 +203,18 @@ def check_dvb_rcs(checks: Checks, path: tuple, name: str, channel: DvbRcs) -> No
             f"{len(channel.terminals)} terminals with min_slots = {channel.dama.min_slots} "
             f"need {needed} slots, more than the {slots} of a multi-frame",
         )
+    elif slots:
+        granularity = frame_timing(frame)["granularity_bps"]
+        held = sum(
+            max(channel.dama.min_slots, math.ceil(t.cra / granularity - 1e-9))
+            for t in channel.terminals.values()
+        )
+        if held > slots:
+            checks.refuse(
+                (*path, "terminals"),
+                f"the terminals' CRA and minimums need {held} slots per multi-frame, "
+                f"more than the {slots} of the channel",
+            )
     if channel.dama.release_b > channel.dama.release_a:
         checks.refuse(
             (*path, "dama", "release_b"),

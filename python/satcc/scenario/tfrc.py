@@ -79,6 +79,8 @@ class Tfrc(TfrcTransport):
     to: Annotated[Str, Desc("dst_node")]
     start: NonNegativeTime = 0
     media: table(Media)
+    # Every packet's E2ED and OWD against its generation time, as series.
+    trace: Annotated[Bool, UNLESS_DEFAULT] = False
 
 
 def check_tfrc(checks: Checks, path: tuple, name: str, flow: Tfrc) -> None:

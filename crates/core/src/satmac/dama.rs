@@ -120,6 +120,15 @@ impl Allocator {
         &self.standing
     }
 
+    /// What each terminal holds from logon on (its CRA, in slots per
+    /// multi-frame): granted before any request, as CRA is configured at
+    /// service set-up, not asked for.
+    pub fn logon(&mut self, floors: &[u32]) {
+        for (n_b, &f) in self.standing.iter_mut().zip(floors) {
+            *n_b = (*n_b).max(f);
+        }
+    }
+
     /// One TBTP from the latest request of each terminal (slots per
     /// multi-frame), laid out over the multi-frame.
     pub fn plan(&mut self, requested: &[u32]) -> Vec<Assignment> {

@@ -58,6 +58,22 @@ impl Ncc {
         }
     }
 
+    /// Terminals that hold a constant rate (CRA) from logon: `cra_bps`
+    /// per terminal, granted from the first super-frame on.
+    pub fn with_cra(mut self, cra_bps: &[f64]) -> Ncc {
+        let floors: Vec<u32> = cra_bps.iter().map(|&c| self.frame.slots_for(c)).collect();
+        self.alloc.logon(&floors);
+        for (h, f) in self.heard.iter_mut().zip(&floors) {
+            *h = (*h).max(*f);
+        }
+        self
+    }
+
+    /// Slots per multi-frame the terminals hold before the first plan.
+    pub fn initial_slots(&self) -> u32 {
+        self.alloc.standing().iter().sum()
+    }
+
     pub fn frame(&self) -> &FrameConfig {
         &self.frame
     }
@@ -153,6 +169,21 @@ mod tests {
         assert_eq!(small[19], 1);
         let small = counts_by_superframe(Skyplex::Small, |_| 300e3, 20);
         assert_eq!(small[19], 2);
+    }
+
+    /// CRA is held from logon: the first super-frame already carries it,
+    /// and later requests below it keep it.
+    #[test]
+    fn cra_is_held_from_the_start() {
+        let frame = FrameConfig::skyplex(Skyplex::Large);
+        let tb = frame.superframe().ps();
+        let cra = frame.channel_bps / 5.0;
+        let mut ncc = Ncc::new(frame, DamaConfig::default(), 2).with_cra(&[cra, 0.0]);
+        let first = ncc.initial_runs();
+        assert_eq!((first[0].count, first[1].count), (29, 1));
+        assert_eq!(first[1].start, 29);
+        let plan = ncc.boundary(Time(tb), &[cra, 0.0]);
+        assert_eq!(plan.runs[0].count, 29);
     }
 
     #[test]

@@ -236,6 +236,7 @@ impl ScenarioBuilder {
                 duration: None,
             },
             tolerable_delay: None,
+            trace: false,
             config: TfrcConfig::new(packet_bytes),
         };
         f(&mut t);

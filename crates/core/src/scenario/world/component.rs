@@ -208,6 +208,7 @@ impl Component {
     pub fn end_series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
         match self {
             Component::TfrcArrivals(c) => c.series(view),
+            Component::Tfrc(c) => c.series(),
             _ => Vec::new(),
         }
     }

@@ -198,7 +198,15 @@ impl Builder<'_> {
                 d.dama.check(d.terminals.len(), slots),
                 &format!("{here}.dama"),
             )?;
-            let ncc = Ncc::new(d.frame.clone(), d.dama.clone(), d.terminals.len());
+            let cra: Vec<f64> = d.terminals.iter().map(|t| t.request.cra_bps).collect();
+            let ncc = Ncc::new(d.frame.clone(), d.dama.clone(), d.terminals.len()).with_cra(&cra);
+            if ncc.initial_slots() > slots {
+                return Err(BuildError(format!(
+                    "{here}.terminals: their CRA needs {} slots per multi-frame, \
+                     more than the channel's {slots}",
+                    ncc.initial_slots()
+                )));
+            }
             let first = ncc.initial_runs();
             let mut terminals = vec![];
             for (t, run) in d.terminals.iter().zip(&first) {

@@ -41,6 +41,10 @@ pub struct TfrcDesc {
         skip_serializing_if = "Option::is_none"
     )]
     pub tolerable_delay: Option<Duration>,
+    /// Keep every packet's generation time, E2ED and OWD: the end-of-run
+    /// series `tfrc.NAME.e2ed` and `tfrc.NAME.owd`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace: bool,
     #[serde(flatten)]
     pub config: TfrcConfig,
 }
@@ -81,6 +85,8 @@ pub struct TfrcFlow {
     startup_window: Duration,
     linger: Duration,
     last_send: Time,
+    /// (generated, E2ED, OWD) of every packet received, when traced.
+    trace: Option<Vec<(Time, Duration, Duration)>>,
 }
 
 impl TfrcFlow {
@@ -116,6 +122,7 @@ impl TfrcFlow {
             startup_window: Duration::ZERO,
             linger: Duration::ZERO,
             last_send: start,
+            trace: d.trace.then(Vec::new),
         }
     }
 
@@ -190,6 +197,9 @@ impl TfrcFlow {
             }
             (1, Header::TfrcData(h)) => {
                 let (e2ed, _) = self.dejitter.on_packet(cx.now, p.created, h.sent);
+                if let Some(trace) = &mut self.trace {
+                    trace.push((p.created, e2ed, cx.now.since(h.sent)));
+                }
                 let age = p.created.since(self.start);
                 if age < self.startup_window {
                     self.startup.push((age.ps(), e2ed.ps()));
@@ -318,6 +328,20 @@ impl TfrcFlow {
             f64::NAN
         };
         put(s, key("goodput_bps"), num(goodput));
+    }
+
+    /// The packet trace, if kept: E2ED and OWD against generation time.
+    pub fn series(&self) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+        let Some(trace) = &self.trace else {
+            return Vec::new();
+        };
+        let x: Vec<f64> = trace.iter().map(|t| t.0.as_secs_f64()).collect();
+        let e2ed = trace.iter().map(|t| t.1.as_secs_f64()).collect();
+        let owd = trace.iter().map(|t| t.2.as_secs_f64()).collect();
+        vec![
+            (format!("tfrc.{}.e2ed", self.name), x.clone(), e2ed),
+            (format!("tfrc.{}.owd", self.name), x, owd),
+        ]
     }
 
     pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {

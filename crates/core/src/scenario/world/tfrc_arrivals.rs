@@ -128,6 +128,7 @@ impl TfrcArrivalsDesc {
                 ..self.media.clone()
             },
             tolerable_delay: self.tolerable_delay,
+            trace: false,
             config: self.config.clone(),
         }
     }
