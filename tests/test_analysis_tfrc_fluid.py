@@ -244,6 +244,40 @@ def test_tfrc_start_follows_rfc3448_under_cra(runs):
     assert _rate_after(r, 0.0) == pytest.approx(8 * s)
 
 
+def test_rfc5348_feedback_follows_the_receivers_timer():
+    # Report 1 at RTT; its rate s/R applies from the second packet at 1 s,
+    # the first to carry R; the receiver's timer starts when it arrives
+    # (1 + d, the CRA uplink never queues) and reports every RTT after:
+    # at the sender 1 + 2 RTT, 1 + 3 RTT. Report 2 covers 1 + RTT seconds
+    # that carried the first second's s bytes and RTT seconds at s/R.
+    r = simulate(LARGE, cra_bps=CRA_BPS, duration=6.0, feedback="rfc5348")
+    s, rtt = 1316.0, LARGE.rtt_m
+    assert r.feedback_times[:3] == pytest.approx([rtt, 1 + 2 * rtt, 1 + 3 * rtt], abs=2e-3)
+    assert r.feedback_x_recv_bps[0] == 0.0
+    assert r.feedback_x_recv_bps[1] == pytest.approx(8 * 2 * s / (1 + rtt), rel=5e-3)
+    assert _rate_after(r, rtt) == pytest.approx(8 * s)
+    assert _rate_after(r, 1.0) == pytest.approx(8 * s / rtt, rel=1e-9)
+
+
+def test_rfc5348_feedback_ends_the_qs_phase_at_the_first_report_on_qs_data():
+    # The approval reaches the sender at RTT and applies from 1 s; report 2
+    # (at 1 + 2 RTT) already covers data sent after the approval, so the
+    # phase ends there with twice what arrived since report 1: the 44 kb/s
+    # slot's worth over about two RTTs, far below the paper's one-RTT window.
+    r = simulate(LARGE, qs=True, duration=6.0, feedback="rfc5348")
+    rtt = LARGE.rtt_m
+    assert _rate_after(r, 1.0) == pytest.approx(320e3)
+    second = r.feedback_times[1]
+    assert second == pytest.approx(1 + 2 * rtt, abs=0.05)
+    assert _rate_after(r, second) == pytest.approx(2 * r.feedback_x_recv_bps[1], rel=1e-6)
+    assert r.feedback_x_recv_bps[1] < LARGE.granularity_bps
+
+
+def test_feedback_rule_is_checked():
+    with pytest.raises(ValueError, match="feedback"):
+        simulate(LARGE, feedback="ns2")
+
+
 def test_rfc5348_initial_rate_is_w_init_over_r():
     r = simulate(LARGE, cra_bps=CRA_BPS, initial_rate="rfc5348", duration=5.0)
     w_init = min(4 * 1316, max(2 * 1316, 4380))

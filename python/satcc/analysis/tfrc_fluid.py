@@ -98,6 +98,17 @@ Assumptions, where the paper leaves the model open:
 - phase in [0, T_b) is the time from the last super-frame boundary before
   the flow to the start of the flow; phase = 0 makes the first QSD request
   wait a whole T_r, the worst case that eq. (5) assumes.
+- feedback = "rfc5348" replaces the report schedule above by the packet
+  simulator's (RFC 5348 sections 6 and 8.3, class _RfcReports): report 1
+  when the first packet arrives; the rate it sets applies from the next
+  nominal send time of the one-packet-per-second start (ceil(RTT) s in);
+  the receiver's timer starts when the packet sent then, the first to carry
+  an RTT estimate, arrives, and reports follow every RTT; X_recv covers the
+  time since the last report (two RTTs or more for report 2, mostly before
+  any QS data arrived, so the rate after the QS phase is far lower than
+  with the paper's one-RTT window). The paper's timeline has the second
+  report "after three RTT" either way; this is the schedule the packet
+  simulation is compared with.
 - Events (boundaries, allocations, reports) take effect at the first grid
   point at or after their time, so timings are exact to within dt.
 - Optionally the uplink has a constant allocation (CRA, cra_bps) instead of
@@ -126,6 +137,7 @@ __all__ = [
 ]
 
 INITIAL_RATE_RULES = ("rfc3448", "rfc5348")
+FEEDBACK_RULES = ("paper", "rfc5348")
 # RFC 3390 / RFC 5348 section 4.2: W_init = min(4 s, max(2 s, 4380 bytes)).
 _W_INIT_CAP_BYTES = 4380
 # A relative slack so that a rate of exactly k slots does not round to k + 1.
@@ -361,10 +373,16 @@ def simulate(
     dt: float = 1e-3,
     initial_rate: str = "rfc3448",
     cra_bps: float | None = None,
+    feedback: str = "paper",
 ) -> FluidResult:
     """Run the fluid model. ``qsd=True`` implies Quick-Start; ``tq`` is the
     QS-Request delay at the terminal; ``cra_bps`` replaces DAMA by a constant
-    allocation. See the module docstring for every rule."""
+    allocation; ``feedback`` chooses when reports come and what they
+    measure ("paper": every RTT, over the last RTT, as section 3.5 assumes;
+    "rfc5348": as the packet simulator's receiver does). See the module
+    docstring for every rule."""
+    if feedback not in FEEDBACK_RULES:
+        raise ValueError(f"feedback must be one of {FEEDBACK_RULES}, got {feedback!r}")
     _check_args(
         timing,
         rate_bps,
@@ -402,6 +420,7 @@ def simulate(
 
     x = s  # one packet per second until the first report
     next_report = 1
+    rfc = _RfcReports(rtt, d, tq, s / x, qs) if feedback == "rfc5348" else None
     a0 = media * t
     a1 = [0.0]
     a2 = [0.0]
@@ -426,7 +445,15 @@ def simulate(
                 next_boundary = k * t_b - phase
             while pending_alloc and pending_alloc[0][0] <= now:
                 capacity = pending_alloc.pop(0)[1] * gran / 8
-        while next_report * rtt <= now:
+        if rfc is not None:
+            for arrival, x_recv, after_approval in rfc.arrivals(now, a1, a2, dt):
+                fb_times.append(arrival)
+                fb_xrecv.append(x_recv * 8)
+                x = rfc.on_report(
+                    now, x, x_recv, after_approval, qs_rate_bps / 8, initial_rate, x_min
+                )
+            x = rfc.rate(now, x)
+        while rfc is None and next_report * rtt <= now:
             n = next_report
             sent_at = n * rtt - d
             # The receiver's A3(u) is A2(u - d).
@@ -461,6 +488,101 @@ def simulate(
         feedback_times=np.asarray(fb_times),
         feedback_x_recv_bps=np.asarray(fb_xrecv),
     )
+
+
+class _RfcReports:
+    """The receiver's reports and the sender's answers as the packet
+    simulator runs them (RFC 5348 sections 4.3, 6 and 8.3), in the fluid:
+
+    - report 1 goes when the first packet arrives (d + T_q, the QS agent
+      holding it), with X_recv = 0, and reaches the sender at RTT;
+    - section 8.3 fixes each packet's successor at the rate of the moment it
+      is sent, so the rate report 1 sets applies only from the next nominal
+      send time of the one-packet-per-second start (``effective``);
+    - the packet sent then is the first to carry an RTT estimate: the
+      receiver's feedback timer starts when it arrives, and a report goes
+      every RTT from then on;
+    - X_recv is what arrived since the last report over the time since it;
+    - the sender doubles at most once per RTT, limited by 2 X_recv;
+    - with Quick-Start, report 1 carries the approval and the phase ends at
+      the first report on data sent after the approval arrived.
+    """
+
+    def __init__(self, rtt: float, d: float, tq: float, first_gap: float, qs: bool):
+        self.rtt, self.d, self.qs = rtt, d, qs
+        self.effective = math.ceil(rtt / first_gap - _TIME_SLACK) * first_gap
+        self.next_send: float | None = d + tq
+        self.last_send: float | None = None
+        self.timer_level: float | None = None
+        self.approval_level: float | None = None
+        self.on_way: list[tuple[float, float, bool]] = []
+        self.reports = 0
+        self.phase = False
+        self.pending: float | None = None
+        self.tld = -math.inf
+
+    def arrivals(self, now: float, a1: list, a2: list, dt: float) -> list:
+        """The reports reaching the sender by ``now``: (arrival, X_recv,
+        whether the receiver had data sent after the QS approval)."""
+        if self.timer_level is None and now >= self.effective - _TIME_SLACK:
+            self.timer_level = _value_at(a1, dt, self.effective)
+        if self.next_send is None and self.timer_level is not None:
+            if _value_at(a2, dt, now - self.d) > self.timer_level + 1e-9:
+                self.next_send = now + self.rtt
+        while self.next_send is not None and self.next_send + self.d <= now + _TIME_SLACK:
+            self._send(self.next_send, a1, a2, dt)
+        due = [r for r in self.on_way if r[0] <= now + _TIME_SLACK]
+        self.on_way = self.on_way[len(due) :]
+        return due
+
+    def _send(self, at: float, a1: list, a2: list, dt: float) -> None:
+        got = _value_at(a2, dt, at - self.d)
+        if self.last_send is None:
+            x_recv, self.next_send = 0.0, None
+            if self.qs:
+                self.approval_level = _value_at(a1, dt, at + self.d)
+        else:
+            x_recv = (got - _value_at(a2, dt, self.last_send - self.d)) / (at - self.last_send)
+            self.next_send = at + self.rtt
+        after_approval = self.approval_level is not None and got > self.approval_level + 1e-9
+        self.last_send = at
+        self.on_way.append((at + self.d, x_recv, after_approval))
+
+    def on_report(
+        self,
+        now: float,
+        x: float,
+        x_recv: float,
+        after_approval: bool,
+        qs_rate: float,
+        initial_rate: str,
+        x_min: float,
+    ) -> float:
+        """The sender's rate after a report (bytes/s, p = 0)."""
+        self.reports += 1
+        if self.reports == 1:
+            if self.qs:
+                self.phase, self.pending = True, qs_rate
+            elif initial_rate == "rfc5348":
+                self.pending = x_min
+            else:
+                self.pending = max(min(2 * x, 2 * x_recv), x_min)
+            self.tld = now
+            return x
+        if self.phase and not after_approval:
+            return x
+        if self.phase:
+            self.phase, self.tld = False, -math.inf
+        if now - self.tld >= self.rtt - _TIME_SLACK:
+            self.tld = now
+            return max(min(2 * x, 2 * x_recv), x_min)
+        return x
+
+    def rate(self, now: float, x: float) -> float:
+        """Report 1's rate, from the nominal send time it applies at."""
+        if self.pending is not None and now >= self.effective - _TIME_SLACK:
+            x, self.pending = self.pending, None
+        return x
 
 
 def _tfrc_floor(initial_rate: str, s: float, rtt: float) -> float:
