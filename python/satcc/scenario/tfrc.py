@@ -40,9 +40,9 @@ from .values import (
 if TYPE_CHECKING:
     from .validation import Checks
 
-# RFC 4782's lowest rate: 40 kb/s times 2^1 is the table's second entry;
-# a request below 80 kb/s rounds down to 40 kb/s, below 40 kb/s to nothing.
-QS_LOWEST_BPS = 40_000.0
+# RFC 4782's lowest rate (§4.1: 40 kb/s × 2^N, N = 1..15; N = 0 asks for
+# nothing): a request below 80 kb/s would round down to no request at all.
+QS_LOWEST_BPS = 80_000.0
 
 
 class Media(_Table):
@@ -97,7 +97,7 @@ def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
     if flow.quick_start is not None and flow.quick_start < QS_LOWEST_BPS:
         checks.refuse(
             (*path, "quick_start"),
-            f"RFC 4782's lowest rate is 40 kb/s, got {flow.quick_start:g} b/s",
+            f"RFC 4782's lowest rate is 80 kb/s (40 kb/s × 2^1), got {flow.quick_start:g} b/s",
         )
 
 

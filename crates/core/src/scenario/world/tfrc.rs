@@ -284,6 +284,10 @@ impl TfrcFlow {
             .qs_validated_at
             .map(|t| t.since(self.start).as_secs_f64());
         put(s, key("qs_validated_s"), opt(validated));
+        let first = st
+            .first_report_at
+            .map(|t| t.since(self.start).as_secs_f64());
+        put(s, key("first_report_s"), opt(first));
         let qs = match self.sender.qs_state() {
             QsState::Off => "off",
             QsState::Asked => "asked",

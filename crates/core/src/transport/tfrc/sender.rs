@@ -50,6 +50,8 @@ pub struct SenderStats {
     /// The approved Quick-Start rate, bits/s (0: none).
     pub qs_approved_bps: f64,
     pub qs_validated_at: Option<Time>,
+    /// When the first report (with a Quick-Start response, if asked) came.
+    pub first_report_at: Option<Time>,
 }
 
 #[derive(Clone, Debug)]
@@ -218,6 +220,7 @@ impl TfrcSender {
     }
 
     fn on_first_report(&mut self, now: Time, fb: &TfrcFeedback, r: f64) {
+        self.stats.first_report_at = Some(now);
         self.tld = now;
         self.x_recv_set = vec![(f64::INFINITY, now)];
         self.p = fb.p;
