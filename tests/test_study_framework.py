@@ -373,6 +373,7 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     # Runs go through a campaign store: a second reproduction reuses them,
     # and one that lost runs (as if interrupted) computes only those.
     import pandas as pd
+    import pyarrow.parquet as pq
     from satcc import _core
     from satcc.studies import get
     from satcc.studies.framework import reproduce
@@ -380,14 +381,21 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     study = get("queueing-theory")
     first = reproduce(study, quick=True, out=tmp_path, progress=False, show=False)
     campaign = tmp_path / f"campaign-{_core.version()}"
-    parts = sorted((campaign / "runs").glob("part-*.parquet"))
+    # The runs are stored, then merged into one part per table.
+    (part,) = sorted((campaign / "runs").glob("part-*.parquet"))
+    runs = pq.read_table(part)
     n_runs = len(study.runs(True)) * len(study.seeds(True))
-    assert len(parts) == n_runs
-    for part in parts[::2]:  # lose every other run
-        part.unlink()
+    assert runs.num_rows == n_runs
+    kept = runs.take(list(range(1, n_runs, 2)))  # lose every other run
+    pq.write_table(kept, part)
+    before = dict(zip(kept["key"].to_pylist(), kept["finished"].to_pylist(), strict=True))
     again = reproduce(study, quick=True, out=tmp_path, progress=False, show=False)
-    after = sorted((campaign / "runs").glob("part-*.parquet"))
-    assert len(after) == n_runs  # only the lost half was recomputed
+    (part,) = sorted((campaign / "runs").glob("part-*.parquet"))
+    after = pq.read_table(part)
+    assert after.num_rows == n_runs
+    finished = dict(zip(after["key"].to_pylist(), after["finished"].to_pylist(), strict=True))
+    # Only the lost half was recomputed: the kept runs are the same rows.
+    assert all(finished[key] == stamp for key, stamp in before.items())
     pd.testing.assert_frame_equal(first, again)
 
 
@@ -411,3 +419,49 @@ def test_off_a_terminal_the_comparison_is_printed_in_full(tmp_path, capsys):
     assert "…" not in out
     (row,) = [line.split() for line in out.splitlines() if line.startswith("low ")]
     assert row[1] == metric and row[-3:] == ["×2", "PASS", "[1]"]
+
+
+def test_a_study_that_names_series_gets_them_from_its_campaign(tmp_path):
+    # A probe's series goes through the campaign store like the summary and
+    # comes back to the study's artifacts, keyed by (run index, seed).
+    def scenario(rate: str) -> dict:
+        return {
+            "run": {
+                "name": f"cbr-{rate.split()[0]}",
+                "duration": "2 s",
+                "sample_interval": "0.5 s",
+            },
+            "nodes": {"a": {}, "b": {}},
+            "links": {"ab": {"from": "a", "to": "b", "rate": "10 Mbps"}},
+            "sinks": {"rx": {"node": "b"}},
+            "sources": {"s": {"type": "cbr", "from": "a", "to": "rx", "rate": rate}},
+            "probes": {"q": {"link": "ab", "metric": "throughput_bps"}},
+        }
+
+    seen = {}
+
+    def artifacts(specs, summaries, out, quick, series):
+        seen.update(series)
+        return []
+
+    study = Study(
+        name="with-series",
+        title="series",
+        paper="none",
+        description="",
+        runs=lambda quick: [
+            RunSpec("one", {}, scenario("1 Mbps")),
+            RunSpec("two", {}, scenario("2 Mbps")),
+        ],
+        metrics=lambda summary, spec: {"u": summary["links.ab.utilisation"]},
+        references=[],
+        seeds=lambda quick: [1],
+        artifacts=artifacts,
+        series=("q",),
+    )
+    framework.reproduce(study, quick=True, out=tmp_path, progress=False, show=False, jobs=1)
+    assert set(seen) == {(0, 1), (1, 1)}
+    for (i, _), found in seen.items():
+        times, values = found["q"]
+        assert list(times) == [0.5, 1.0, 1.5, 2.0]
+        assert values[-1] == pytest.approx(1e6 * (i + 1), rel=0.05)

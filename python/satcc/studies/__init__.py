@@ -12,6 +12,7 @@ from satcc.studies import (
     queueing_theory,
     tcp_crosscheck,
     tcp_sim_vs_linux,
+    tfrc_dama,
 )
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
 
@@ -24,6 +25,7 @@ STUDIES: dict[str, Study] = {
         tcp_crosscheck.STUDY,
         abr_effcap.STUDY,
         tcp_sim_vs_linux.STUDY,
+        tfrc_dama.STUDY,
     )
 }
 

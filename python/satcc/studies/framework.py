@@ -180,6 +180,10 @@ class Study:
         Callable[[list[RunSpec], dict[tuple[int, int], dict[str, Any]], Path, bool], Emulated]
         | None
     ) = None
+    # Names of the series (probes, end-of-run series) the artifacts draw:
+    # read back from the campaign store and handed to `artifacts` as a fifth
+    # argument, {(run index, seed): {name: (x, values)}}.
+    series: tuple[str, ...] = ()
 
     def references_for(self, quick: bool) -> list[Reference]:
         """The references a run in this mode is compared with."""
@@ -260,6 +264,7 @@ def execute_in_campaign(
     study: str = "study",
     jobs: int | None = None,
     progress: bool = False,
+    planned: dict[str, tuple[int, int, str]] | None = None,
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """Like `execute`, but every run goes through a campaign store
     (docs/campaigns.md): runs already there are read back, not recomputed,
@@ -268,18 +273,9 @@ def execute_in_campaign(
     keys include it), so results of two versions are never mixed."""
     from satcc import _core
     from satcc.executors import LocalExecutor, Task
-    from satcc.scenario import Scenario, normalised_json
     from satcc.store import Campaign, RunPoint
-    from satcc.sweeps import run_key
 
-    planned: dict[str, tuple[int, int, str]] = {}
-    for i, spec in enumerate(specs):
-        for seed in spec.seeds or seeds:
-            try:
-                description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
-            except Exception as e:  # the study's own scenario: a bug, not user input
-                raise _run_failed(spec, _Task(i, seed), e) from e
-            planned[run_key(description)] = (i, seed, description)
+    planned = planned if planned is not None else plan_runs(specs, seeds)
     store = Campaign.open(
         campaign,
         create_with={
@@ -319,7 +315,55 @@ def execute_in_campaign(
         executor.terminate()
         raise
     executor.close()
+    if pending:
+        # One part per run until now: merged, a study's thousands of runs
+        # read back in one file instead of thousands.
+        store.compact()
     return results
+
+
+def plan_runs(specs: list[RunSpec], seeds: list[int]) -> dict[str, tuple[int, int, str]]:
+    """Every (spec, seed) of a study by run key: (spec index, seed, normalised
+    description)."""
+    from satcc.scenario import Scenario, normalised_json
+    from satcc.sweeps import run_key
+
+    planned: dict[str, tuple[int, int, str]] = {}
+    for i, spec in enumerate(specs):
+        for seed in spec.seeds or seeds:
+            try:
+                description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
+            except Exception as e:  # the study's own scenario: a bug, not user input
+                raise _run_failed(spec, _Task(i, seed), e) from e
+            planned[run_key(description)] = (i, seed, description)
+    return planned
+
+
+def campaign_series(
+    planned: dict[str, tuple[int, int, str]],
+    campaign: str | os.PathLike[str],
+    names: tuple[str, ...],
+) -> dict[tuple[int, int], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The series `names` of a study's planned runs (`plan_runs`), from its
+    campaign store: {(spec index, seed): {name: (x, values)}}, for the runs
+    that have them."""
+    from satcc.store import Campaign
+
+    by_key = {key: (i, seed) for key, (i, seed, _) in planned.items()}
+    store = Campaign.open(campaign)
+    wanted = ", ".join("'" + n.replace("'", "''") + "'" for n in names)
+    frame = store.sql(
+        f"select key, series, time_s, value from series where series in ({wanted}) "
+        "order by key, series, time_s"
+    )
+    out: dict[tuple[int, int], dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for (key, name), part in frame.groupby(["key", "series"], sort=False):
+        if key in by_key:
+            out.setdefault(by_key[key], {})[name] = (
+                part["time_s"].to_numpy(),
+                part["value"].to_numpy(),
+            )
+    return out
 
 
 def _missing(value: Any) -> bool:
@@ -669,14 +713,18 @@ def reproduce(
     specs = study.runs(quick)
     seeds = list(study.seeds(quick))
     out_dir = Path(out) if out is not None else Path("results") / study.name
+    campaign = out_dir / f"campaign-{_core.version()}"
+    planned = None
     if worker is run_one:
+        planned = plan_runs(specs, seeds)
         summaries = execute_in_campaign(
             specs,
             seeds,
-            out_dir / f"campaign-{_core.version()}",
+            campaign,
             study=study.name,
             jobs=jobs,
             progress=progress,
+            planned=planned,
         )
     else:
         summaries = execute(
@@ -685,7 +733,12 @@ def reproduce(
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run), quick=quick)
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
-    written = study.artifacts(specs, summaries, out_dir, quick) if study.artifacts else []
+    written = []
+    if study.artifacts and study.series:
+        series = campaign_series(planned, campaign, study.series) if planned else {}
+        written = study.artifacts(specs, summaries, out_dir, quick, series)
+    elif study.artifacts:
+        written = study.artifacts(specs, summaries, out_dir, quick)
     if show:
         console = console or table_console()
         print_comparison(study, table, console, quick=quick)
