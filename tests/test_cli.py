@@ -151,6 +151,15 @@ def test_reproduce_list(capsys):
     status, out, _ = call(capsys, "reproduce", "--list")
     assert status == 0
     assert "queueing-theory" in out
+    assert "tfrc-dama" in out
+
+
+def test_reproduce_on_local_processes_takes_no_scheduler(capsys):
+    status, _, err = call(
+        capsys, "reproduce", "queueing-theory", "--executor", "local", "--scheduler", "tcp://x:1"
+    )
+    assert status == 2
+    assert "--scheduler needs --executor dask" in err
 
 
 def test_unknown_option_is_bad_input(capsys, good):

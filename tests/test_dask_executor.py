@@ -277,3 +277,23 @@ def test_killed_worker_error_is_a_failed_outcome():
     out = _failure(task, KilledWorker(dask_key(task), worker, 2))
     assert not out.ok and out.key == task.key
     assert out.error.startswith("worker lost") and "3 attempts" in out.error
+
+
+def test_a_study_reproduces_on_a_dask_cluster_as_on_local_processes(cluster, tmp_path):
+    # `satcc reproduce STUDY --executor dask`: the same runs, the same table.
+    from satcc.studies import get
+    from satcc.studies.framework import reproduce
+
+    study = get("queueing-theory")
+    address = cluster.start(n_workers=2)
+    on_dask = reproduce(
+        study,
+        quick=True,
+        out=tmp_path / "dask",
+        progress=False,
+        show=False,
+        executor="dask",
+        scheduler=address,
+    )
+    local = reproduce(study, quick=True, out=tmp_path / "local", progress=False, show=False)
+    assert on_dask.equals(local)

@@ -536,6 +536,7 @@ Examples:
   satcc reproduce --list
   satcc reproduce queueing-theory --quick
   satcc reproduce queueing-theory --jobs 8 --out results/qt
+  satcc reproduce tfrc-dama --executor dask --scheduler tcp://HOST:8786
   satcc reproduce all --quick          (every study, then results/report.html)"""
 )
 @click.argument("study", required=False)
@@ -561,6 +562,13 @@ Examples:
     help="Then run real tools over the same models in real time, beside the simulation "
     "(studies that have an emulated mode; root and /dev/net/tun).",
 )
+@click.option(
+    "--executor",
+    type=click.Choice(["local", "dask", "dask-local"]),
+    help="Where the study's runs execute, as for `satcc sweep`: local processes (default), "
+    "a Dask cluster at --scheduler (dask), or one started on this machine (dask-local).",
+)
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="Dask scheduler address.")
 def reproduce(
     study: str | None,
     list_: bool,
@@ -570,6 +578,8 @@ def reproduce(
     quiet: bool,
     allow_fail: bool,
     emulate: bool,
+    executor: str | None,
+    scheduler: str | None,
 ) -> int:
     """Run STUDY and compare the simulator with the published values.
 
@@ -606,6 +616,9 @@ def reproduce(
     except studies.UnknownStudyError as e:
         raise BadInput(str(e)) from e
     out_dir = out if out is not None else Path("results") / chosen.name
+    executor = executor or ("dask" if scheduler else "local")
+    if executor == "local" and scheduler:
+        raise BadInput("--scheduler needs --executor dask")
     # No _input_errors() here: the scenarios are the study's, not the user's,
     # so a scenario error in a study is a bug in satcc (exit 1), not bad input.
     from satcc.emulate import EmulationSetupError
@@ -620,6 +633,8 @@ def reproduce(
             progress=_progress_wanted(quiet),
             show=not quiet,
             emulate=emulate,
+            executor=executor,
+            scheduler=scheduler,
         )
     except (NoEmulation, EmulationSetupError) as e:
         raise BadInput(str(e)) from e

@@ -265,15 +265,20 @@ def execute_in_campaign(
     jobs: int | None = None,
     progress: bool = False,
     planned: dict[str, tuple[int, int, str]] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """Like `execute`, but every run goes through a campaign store
     (docs/campaigns.md): runs already there are read back, not recomputed,
     and each finished run is stored at once, so an interrupted reproduction
     resumes where it stopped. The campaign folder is per satcc version (run
-    keys include it), so results of two versions are never mixed."""
+    keys include it), so results of two versions are never mixed. The runs
+    execute where a sweep's would (`executor`: "local" processes, "dask" at
+    `scheduler`, or "dask-local", a cluster started here)."""
     from satcc import _core
-    from satcc.executors import LocalExecutor, Task
+    from satcc.executors import Task
     from satcc.store import Campaign, RunPoint
+    from satcc.sweeps import make_executor
 
     planned = planned if planned is not None else plan_runs(specs, seeds)
     store = Campaign.open(
@@ -297,12 +302,13 @@ def execute_in_campaign(
             results[(i, seed)] = {c: _plain(v) for c, v in row.items() if not _missing(v)}
     pending = [k for k in planned if k not in done]
     points = {k: RunPoint({"run": specs[planned[k][0]].label}, planned[k][1]) for k in pending}
-    executor = LocalExecutor(jobs=max(1, min(jobs or default_jobs(), len(pending) or 1)))
+    workers = max(1, min(jobs or default_jobs(), len(pending) or 1))
+    runner = make_executor(executor, workers, scheduler, retries=2)
     try:
         with _ProgressBar(progress, study, len(planned)) as advance:
             for _ in done:
                 advance()
-            for outcome in executor.run(Task(k, planned[k][2]) for k in pending):
+            for outcome in runner.run(Task(k, planned[k][2]) for k in pending):
                 store.append([outcome], points)
                 i, seed, _ = planned[outcome.key]
                 if not outcome.ok:
@@ -312,9 +318,9 @@ def execute_in_campaign(
                 results[(i, seed)] = outcome.summary
                 advance()
     except BaseException:
-        executor.terminate()
+        runner.terminate()
         raise
-    executor.close()
+    runner.close()
     if pending:
         # One part per run until now: merged, a study's thousands of runs
         # read back in one file instead of thousands.
@@ -695,6 +701,8 @@ def reproduce(
     show: bool = True,
     worker: Callable[[dict[str, Any], int], dict[str, Any]] = run_one,
     emulate: bool = False,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Run `study`, compare with its references, print and write the table.
 
@@ -725,6 +733,8 @@ def reproduce(
             jobs=jobs,
             progress=progress,
             planned=planned,
+            executor=executor,
+            scheduler=scheduler,
         )
     else:
         summaries = execute(
