@@ -17,34 +17,19 @@ from rich.table import Table
 from satcc.analysis.effcap import efficiency_bounds
 from satcc.console import table_console
 from satcc.studies import abr_effcap as study
+from satcc.studies import plots
 from satcc.studies.framework import RunSpec, write_atomic
 
 LOW_FRACTION = study.LOW_BPS / (study.HIGH_BPS + study.LOW_BPS) * 2
 
 
 def _figure(xlabel: str):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=110)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("efficiency (TCP throughput / mean capacity)")
-    return fig, ax
+    return plots.figure(xlabel, "efficiency (TCP throughput / mean capacity)")
 
 
 def _save(fig, ax, path: Path) -> str:
     ax.legend(fontsize=8)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.tight_layout()
-    fig.savefig(tmp, format="png", metadata={"Software": None})
-    tmp.replace(path)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return path.name
+    return plots.save_png(fig, path)
 
 
 def _curve(ax, frame: pd.DataFrame, x: str, label: str, y: str = "efficiency") -> None:

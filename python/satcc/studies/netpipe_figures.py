@@ -11,29 +11,16 @@ import pandas as pd
 
 from satcc.analysis.netpipe import NETPIPE_MBIT
 from satcc.studies import netpipe_satellite as study
+from satcc.studies import plots
 from satcc.studies.framework import RunSpec, write_atomic
 
 
 def _figure():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.0, 4.4), dpi=110)
-    ax.grid(True, which="both", alpha=0.3)
-    return fig, ax
+    return plots.figure()
 
 
 def _save(fig, path: Path) -> None:
-    # Written beside and renamed, like every result file: never half a PNG.
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.tight_layout()
-    fig.savefig(tmp, format="png", metadata={"Software": None})
-    tmp.replace(path)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+    plots.save_png(fig, path)
 
 
 def _csv(frame: pd.DataFrame, path: Path) -> None:

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from satcc.analysis.tfrc_fluid import FluidTiming, simulate, tq_opt_numeric
 from satcc.console import table_console
+from satcc.studies import plots
 from satcc.studies import tfrc_dama as study
 from satcc.studies.framework import RunSpec, write_atomic
 from satcc.studies.tfrc_dama_data import Results, gather
@@ -75,31 +76,15 @@ def write(
 # --------------------------------------------------------------- drawing
 
 
-def _figure(xlabel: str, ylabel: str, size=(7.0, 4.4)):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=size, dpi=110)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    return fig, ax
+def _figure(xlabel: str, ylabel: str):
+    return plots.figure(xlabel, ylabel)
 
 
 def _save(fig, path: Path) -> str:
-    import matplotlib.pyplot as plt
-
     for ax in fig.axes:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.tight_layout()
-    fig.savefig(tmp, format="png", metadata={"Software": None})
-    tmp.replace(path)
-    plt.close(fig)
-    return path.name
+    return plots.save_png(fig, path)
 
 
 def _fig_phases(
