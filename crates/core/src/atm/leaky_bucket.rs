@@ -13,7 +13,6 @@
 //! the bucket is exactly ITU-T I.371's GCRA(T, τ) with T = 1/drain and
 //! τ = (D − 1)·T (checked in the tests).
 
-use crate::atm::cell::CELL_BITS;
 use crate::engine::{Duration, Time};
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
@@ -32,8 +31,8 @@ pub enum NonConforming {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeakyBucketConfig {
-    /// Tokens arrive at this rate, as the line rate of the cells they pass.
-    pub drain_bps: f64,
+    /// Tokens (cells) per second.
+    pub drain_cells_per_s: f64,
     /// D, in tokens (cells).
     pub depth_cells: f64,
     /// L2: cells that may wait for a token.
@@ -52,7 +51,7 @@ fn stepped() -> bool {
 
 impl LeakyBucketConfig {
     pub fn check(&self) -> Result<(), String> {
-        if !(self.drain_bps.is_finite() && self.drain_bps > 0.0) {
+        if !(self.drain_cells_per_s.is_finite() && self.drain_cells_per_s > 0.0) {
             return Err("the drain rate must be positive".into());
         }
         if !(self.depth_cells.is_finite() && self.depth_cells >= 1.0) {
@@ -63,7 +62,7 @@ impl LeakyBucketConfig {
 
     /// One token's worth of time: a cell at the drain rate.
     pub fn token_time(&self) -> Duration {
-        Duration::from_secs_f64(CELL_BITS / self.drain_bps)
+        Duration::from_secs_f64(1.0 / self.drain_cells_per_s)
     }
 }
 
@@ -225,7 +224,7 @@ mod tests {
 
     fn bucket(depth: f64, stepped: bool) -> LeakyBucket {
         LeakyBucket::new(LeakyBucketConfig {
-            drain_bps: 391_000.0,
+            drain_cells_per_s: 391_000.0 / 384.0,
             depth_cells: depth,
             queue_cells: 0,
             non_conforming: NonConforming::Mark,
@@ -340,7 +339,7 @@ mod tests {
     #[test]
     fn a_queue_waits_for_tokens_and_a_full_one_marks_its_head() {
         let mut b = LeakyBucket::new(LeakyBucketConfig {
-            drain_bps: 424_000.0, // one token per ms
+            drain_cells_per_s: 1000.0, // one token per ms
             depth_cells: 1.0,
             queue_cells: 2,
             non_conforming: NonConforming::Mark,

@@ -3,16 +3,18 @@
 //! imply, the ABR end systems (TM 4.0 §5.10) and the ERICA+ switch
 //! algorithm, and the ABR virtual circuit (`vc`) that carries packets
 //! through them; the access policing of the proactive-atm thesis (the
-//! peak-rate controller and the leaky bucket). Switch ports are links with a two-priority queue (VBR over
+//! peak-rate controller and the leaky bucket) and its congestion detector. Switch ports are links with a two-priority queue (VBR over
 //! ABR) and, optionally, ERICA+; the scenario world joins them.
 
 pub mod aal5;
 pub mod abr;
 pub mod cell;
+pub mod congestion_detector;
 pub mod erica;
 pub mod leaky_bucket;
 pub mod overhead;
 pub mod peak_rate;
+pub mod upc;
 pub mod vc;
 
 pub use aal5::{cells_for_ip_packet, segment, Encapsulation, Reassembler, Segmenter};

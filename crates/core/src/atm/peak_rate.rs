@@ -10,7 +10,6 @@
 //! says it is "sent out", and restarting would delay the CLP = 0 cells
 //! behind it for a cell the contract did not cover (docs/proactive-atm.md).
 
-use crate::atm::cell::CELL_BITS;
 use crate::engine::{Duration, Time};
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
@@ -30,8 +29,8 @@ pub enum PrcOverflow {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PeakRateConfig {
-    /// The agreed peak cell rate, as the line rate of its cells.
-    pub peak_bps: f64,
+    /// The agreed peak cell rate.
+    pub peak_cells_per_s: f64,
     /// L1: cells waiting, besides none in service (a cell leaves as it is
     /// released).
     pub queue_cells: u32,
@@ -41,7 +40,7 @@ pub struct PeakRateConfig {
 
 impl PeakRateConfig {
     pub fn check(&self) -> Result<(), String> {
-        if !(self.peak_bps.is_finite() && self.peak_bps > 0.0) {
+        if !(self.peak_cells_per_s.is_finite() && self.peak_cells_per_s > 0.0) {
             return Err("the peak rate must be positive".into());
         }
         Ok(())
@@ -49,7 +48,7 @@ impl PeakRateConfig {
 
     /// The least time between two CLP = 0 departures: one cell at the peak.
     pub fn spacing(&self) -> Duration {
-        Duration::from_secs_f64(CELL_BITS / self.peak_bps)
+        Duration::from_secs_f64(1.0 / self.peak_cells_per_s)
     }
 }
 
@@ -176,7 +175,7 @@ mod tests {
 
     fn prc(peak_bps: f64, queue: u32, overflow: PrcOverflow) -> PeakRateController {
         PeakRateController::new(PeakRateConfig {
-            peak_bps,
+            peak_cells_per_s: peak_bps / 384.0,
             queue_cells: queue,
             overflow,
         })

@@ -107,6 +107,34 @@ pub struct TfrcFeedback {
     pub qs: QsOption,
 }
 
+/// What a cell of the proactive-atm thesis's sources is (the Type field of
+/// its Fig. 7 header).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CellType {
+    /// Type 1: a voice, video or data cell.
+    #[default]
+    Traffic,
+    /// Type 0: the link's filtered input rate passed its threshold.
+    RateNotice,
+    /// Type 2: the link discarded one of the source's cells.
+    DiscardNotice,
+}
+
+/// The header of the proactive-atm thesis's cells (its Fig. 7: type,
+/// source and destination, CLP and priority, the last two in `Pdu`): a
+/// traffic cell carries its source's address, so that a switch can send a
+/// congestion notification back to it; a notification is addressed to that
+/// source (`Pdu::dst_agent`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProactiveCell {
+    pub kind: CellType,
+    /// The source's agent and its generation (`AgentAddr`).
+    pub source_agent: u32,
+    pub source_gen: u16,
+    /// The source's flow for notifications sent back to it.
+    pub notice_flow: u32,
+}
+
 /// The header of a PDU. RM cells and DVB-RCS frames join as variants when
 /// those layers land; the enum stays `Copy` and small.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -131,6 +159,7 @@ pub enum Header {
     },
     TfrcData(TfrcData),
     TfrcFeedback(TfrcFeedback),
+    ProactiveCell(ProactiveCell),
 }
 
 /// The receiving endpoint (agent) of a PDU at its destination node: an

@@ -36,6 +36,9 @@ pub struct PortCx<'a> {
     pub out: &'a mut Outbox,
     /// Held PDUs the port releases into its link, in order.
     pub release: &'a mut Vec<Pdu>,
+    /// PDUs the port discarded other than by answering `Drop` to their
+    /// `ingress` (a held PDU a later stage refused): counted as dropped.
+    pub discarded: &'a mut Vec<Pdu>,
 }
 
 pub trait Port {
@@ -56,4 +59,250 @@ pub trait Port {
 
     /// Calls `f` for every PDU the port holds (end-of-run accounting).
     fn for_each_held(&self, _f: &mut dyn FnMut(&Pdu)) {}
+}
+
+/// Ports in series at one link's input (a policer in front of a congestion
+/// detector): a PDU passes each stage in order, and one a stage held and
+/// later releases goes on through the stages after it before it reaches
+/// the queue. A later stage that refuses a released PDU has it counted as
+/// discarded.
+pub struct PortChain<P: Port> {
+    pub stages: Vec<P>,
+    /// Scratch for what a stage releases, reused between calls.
+    scratch: Vec<Pdu>,
+}
+
+impl<P: Port> PortChain<P> {
+    pub fn new(stages: Vec<P>) -> PortChain<P> {
+        PortChain {
+            stages,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Runs `f` on stage `k` with a context whose releases are collected,
+    /// then passes each released PDU through the stages after `k`.
+    fn at_stage<R>(
+        &mut self,
+        k: usize,
+        cx: &mut PortCx<'_>,
+        f: impl FnOnce(&mut P, &mut PortCx<'_>) -> R,
+    ) -> R {
+        let mut released = std::mem::take(&mut self.scratch);
+        let result = {
+            let mut sub = PortCx {
+                now: cx.now,
+                link: cx.link,
+                out: cx.out,
+                release: &mut released,
+                discarded: cx.discarded,
+            };
+            f(&mut self.stages[k], &mut sub)
+        };
+        for mut p in released.drain(..) {
+            match self.pass_from(k + 1, cx, &mut p) {
+                Admit::Pass => cx.release.push(p),
+                Admit::Drop => cx.discarded.push(p),
+                Admit::Hold => {}
+            }
+        }
+        self.scratch = released;
+        result
+    }
+
+    /// A PDU entering the chain at stage `k`.
+    fn pass_from(&mut self, k: usize, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+        for i in k..self.stages.len() {
+            let admit = self.at_stage(i, cx, |stage, sub| stage.ingress(sub, pdu));
+            if admit != Admit::Pass {
+                return admit;
+            }
+        }
+        Admit::Pass
+    }
+}
+
+impl<P: Port> Port for PortChain<P> {
+    fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+        self.pass_from(0, cx, pdu)
+    }
+
+    fn backward(&mut self, now: Time, pdu: &mut Pdu) {
+        for s in &mut self.stages {
+            s.backward(now, pdu);
+        }
+    }
+
+    fn poll_at(&self) -> Time {
+        self.stages
+            .iter()
+            .map(|s| s.poll_at())
+            .min()
+            .unwrap_or(Time::NEVER)
+    }
+
+    fn poll(&mut self, cx: &mut PortCx<'_>) {
+        for k in 0..self.stages.len() {
+            if self.stages[k].poll_at() <= cx.now {
+                self.at_stage(k, cx, |stage, sub| stage.poll(sub));
+            }
+        }
+    }
+
+    fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+        for s in &self.stages {
+            s.for_each_held(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Duration, RngStream};
+    use crate::net::capacity::CapacityProcess;
+    use crate::net::error_model::ErrorModel;
+    use crate::net::iface::Outbox;
+    use crate::net::queue::{Limit, Queue};
+    use std::collections::VecDeque;
+
+    /// Holds every PDU and releases one per `gap`.
+    struct Spacer {
+        gap: Duration,
+        held: VecDeque<Pdu>,
+        next: Time,
+    }
+
+    impl Port for Spacer {
+        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+            self.held.push_back(*pdu);
+            Admit::Hold
+        }
+        fn poll_at(&self) -> Time {
+            if self.held.is_empty() {
+                Time::NEVER
+            } else {
+                self.next
+            }
+        }
+        fn poll(&mut self, cx: &mut PortCx<'_>) {
+            if let Some(p) = self.held.pop_front() {
+                cx.release.push(p);
+                self.next = cx.now + self.gap;
+            }
+        }
+        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+            self.held.iter().for_each(f);
+        }
+    }
+
+    /// Drops odd sequence numbers, marks the rest and counts what it saw.
+    #[derive(Default)]
+    struct OddDropper {
+        seen: Vec<u64>,
+    }
+
+    impl Port for OddDropper {
+        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+            self.seen.push(pdu.seq);
+            if pdu.seq % 2 == 1 {
+                return Admit::Drop;
+            }
+            pdu.clp = 1;
+            Admit::Pass
+        }
+    }
+
+    enum Stage {
+        Spacer(Spacer),
+        Dropper(OddDropper),
+    }
+
+    impl Port for Stage {
+        fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+            match self {
+                Stage::Spacer(s) => s.ingress(cx, pdu),
+                Stage::Dropper(d) => d.ingress(cx, pdu),
+            }
+        }
+        fn poll_at(&self) -> Time {
+            match self {
+                Stage::Spacer(s) => s.poll_at(),
+                Stage::Dropper(d) => d.poll_at(),
+            }
+        }
+        fn poll(&mut self, cx: &mut PortCx<'_>) {
+            match self {
+                Stage::Spacer(s) => s.poll(cx),
+                Stage::Dropper(d) => d.poll(cx),
+            }
+        }
+        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+            if let Stage::Spacer(s) = self {
+                s.for_each_held(f)
+            }
+        }
+    }
+
+    #[test]
+    fn released_pdus_pass_the_later_stages_before_the_queue() {
+        let link = Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(10)),
+            CapacityProcess::constant(1e6),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration::ZERO,
+        );
+        let mut out = Outbox::default();
+        let (mut release, mut discarded) = (vec![], vec![]);
+        let mut chain = PortChain::new(vec![
+            Stage::Spacer(Spacer {
+                gap: Duration::from_millis(1),
+                held: VecDeque::new(),
+                next: Time::ZERO,
+            }),
+            Stage::Dropper(OddDropper::default()),
+        ]);
+        let mut cx = PortCx {
+            now: Time::ZERO,
+            link: &link,
+            out: &mut out,
+            release: &mut release,
+            discarded: &mut discarded,
+        };
+        for seq in 0..4 {
+            let mut p = Pdu {
+                seq,
+                ..Pdu::default()
+            };
+            assert_eq!(chain.ingress(&mut cx, &mut p), Admit::Hold);
+        }
+        let mut held = 0;
+        chain.for_each_held(&mut |_| held += 1);
+        assert_eq!(held, 4);
+        // Released one per ms; the dropper sees each as it is released.
+        let mut t = Time::ZERO;
+        while chain.poll_at() != Time::NEVER {
+            t = chain.poll_at();
+            cx.now = t;
+            chain.poll(&mut cx);
+        }
+        assert_eq!(t, Time(3_000_000_000));
+        assert_eq!(
+            cx.release
+                .iter()
+                .map(|p| (p.seq, p.clp))
+                .collect::<Vec<_>>(),
+            [(0, 1), (2, 1)]
+        );
+        assert_eq!(
+            cx.discarded.iter().map(|p| p.seq).collect::<Vec<_>>(),
+            [1, 3]
+        );
+        match &chain.stages[1] {
+            Stage::Dropper(d) => assert_eq!(d.seen, [0, 1, 2, 3]),
+            _ => unreachable!(),
+        }
+    }
 }

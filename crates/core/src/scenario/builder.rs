@@ -118,6 +118,7 @@ impl ScenarioBuilder {
             framing: Framing::None,
             erica: None,
             explicit_rate: None,
+            congestion: None,
         };
         f(&mut l);
         self.d.links.push(l);

@@ -189,6 +189,7 @@ impl World {
             outbox: Default::default(),
             link_out: Vec::new(),
             port_release: Vec::new(),
+            port_discarded: Vec::new(),
             spawn: Vec::new(),
         }
     }

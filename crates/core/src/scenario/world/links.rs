@@ -6,6 +6,7 @@ use super::build::{at, checked, Builder, Names};
 use super::ports::PortKind;
 use super::probes::ProbeMemory;
 use super::{Owner, World};
+use crate::atm::congestion_detector::DetectorConfig;
 use crate::atm::erica::EricaConfig;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
@@ -44,6 +45,10 @@ pub struct LinkDesc {
     /// rate-controlled hosts whose `rate_control` names this link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explicit_rate: Option<ExplicitRateConfig>,
+    /// The proactive-atm thesis's congestion detector at this transmit
+    /// link (notifications back to the sources of its cells).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congestion: Option<DetectorConfig>,
 }
 
 impl LinkDesc {

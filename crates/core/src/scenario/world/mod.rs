@@ -166,6 +166,8 @@ pub struct World {
     outbox: Outbox,
     link_out: Vec<Pdu>,
     port_release: Vec<Pdu>,
+    /// PDUs a port discarded outside `ingress`'s answer, to book as drops.
+    port_discarded: Vec<Pdu>,
     spawn: Vec<Spawn>,
 }
 
@@ -451,9 +453,13 @@ impl World {
             link: &self.net.links[l],
             out: &mut self.outbox,
             release: &mut self.port_release,
+            discarded: &mut self.port_discarded,
         };
         handler(port, &mut cx);
         self.sched.update(self.net.port_slots[l], port.poll_at());
+        for p in self.port_discarded.drain(..) {
+            self.flows[p.flow as usize].dropped += 1;
+        }
         // Released PDUs enter the link without passing the port again;
         // nothing here calls a handler, so the buffer is free afterwards.
         for p in self.port_release.drain(..) {

@@ -4,10 +4,12 @@
 
 use super::links::LinkDesc;
 use crate::atm::cell::CELL_BITS;
+use crate::atm::congestion_detector::DetectorPort;
 use crate::atm::erica::EricaPlus;
+use crate::atm::upc::{Contract, UsageParameterControl};
 use crate::engine::Time;
 use crate::net::explicit_rate::ExplicitRatePort;
-use crate::net::port::{Admit, Port, PortCx};
+use crate::net::port::{Admit, Port, PortChain, PortCx};
 use crate::net::Pdu;
 use crate::satmac::qs_agent::QsPort;
 use crate::scenario::summary::{num, put, Summary};
@@ -21,6 +23,13 @@ pub enum PortKind {
     /// A satellite terminal's Quick-Start agent (`[dvb_rcs]` terminals with
     /// `quick_start`), which the DVB-RCS channel feeds its TBTPs.
     QsAgent(Box<QsPort>),
+    /// Per-VC peak-rate controllers and leaky buckets at the network
+    /// access (the proactive-atm thesis's UPC).
+    Upc(Box<UsageParameterControl>),
+    /// The proactive-atm thesis's congestion detector at a transmit link.
+    Detector(Box<DetectorPort>),
+    /// Several of the above in series (access policing, then detection).
+    Chain(Box<PortChain<PortKind>>),
     /// A port written in a test, given to the world with `set_port`; test
     /// builds only, so that the ports of a run dispatch without it.
     #[cfg(test)]
@@ -36,12 +45,24 @@ impl PortKind {
         "instcap_bps",
         "fed_back_bps",
         "qs_free_bps",
+        "filtered_input_rate",
     ];
 
     /// The port a link entry configures, if any.
     pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, String> {
         if d.erica.is_some() && d.explicit_rate.is_some() {
             return Err("give erica or explicit_rate, not both".into());
+        }
+        if let Some(cfg) = &d.congestion {
+            if d.erica.is_some() || d.explicit_rate.is_some() {
+                return Err("a congestion detector takes the link's port alone".into());
+            }
+            cfg.check().map_err(|e| format!("congestion: {e}"))?;
+            let Some(rate_bps) = d.capacity.constant_rate() else {
+                return Err("congestion: the detector needs a constant-rate link".into());
+            };
+            let port = DetectorPort::new(cfg.clone(), rate_bps);
+            return Ok(Some(PortKind::Detector(Box::new(port))));
         }
         if let Some(cfg) = &d.explicit_rate {
             cfg.check().map_err(|e| format!("explicit_rate: {e}"))?;
@@ -98,6 +119,33 @@ impl PortKind {
                 put(s, format!("{p}quick_start.held"), a.held);
                 put(s, format!("{p}quick_start.free_bps"), num(a.free_bps()));
             }
+            PortKind::Upc(u) => summarise_upc(u, s, p),
+            PortKind::Detector(d) => {
+                let st = &d.detector.stats;
+                put(s, format!("{p}congestion.intervals"), st.intervals);
+                put(
+                    s,
+                    format!("{p}congestion.congested_intervals"),
+                    st.congested_intervals,
+                );
+                put(
+                    s,
+                    format!("{p}congestion.rate_notices"),
+                    st.input_rate_notices,
+                );
+                put(
+                    s,
+                    format!("{p}congestion.discard_notices"),
+                    st.discard_notices,
+                );
+                let f = d.detector.filtered_total();
+                put(s, format!("{p}congestion.filtered_input_rate"), num(f));
+            }
+            PortKind::Chain(c) => {
+                for stage in &c.stages {
+                    stage.summarise(s, p);
+                }
+            }
             #[cfg(test)]
             PortKind::Test(_) => {}
         }
@@ -123,10 +171,68 @@ impl PortKind {
                 "qs_free_bps" => q.agent.free_bps(),
                 _ => f64::NAN,
             },
+            PortKind::Detector(d) => match PortKind::METRICS[metric] {
+                "filtered_input_rate" => d.detector.filtered_total(),
+                _ => f64::NAN,
+            },
+            PortKind::Upc(_) => f64::NAN,
+            PortKind::Chain(c) => c
+                .stages
+                .iter()
+                .map(|st| st.sample(metric))
+                .find(|v| !v.is_nan())
+                .unwrap_or(f64::NAN),
             #[cfg(test)]
             PortKind::Test(_) => f64::NAN,
         }
     }
+}
+
+/// `links.NAME.upc.*`: what the link's policers did, over all its VCs.
+fn summarise_upc(u: &UsageParameterControl, s: &mut Summary, p: &str) {
+    let (mut prc_dropped, mut prc_marked, mut lb_marked, mut lb_dropped) = (0, 0, 0, 0);
+    for vc in u.vcs.values() {
+        if let Some(c) = vc.prc() {
+            prc_dropped += c.stats.dropped;
+            prc_marked += c.stats.marked;
+        }
+        if let Some(b) = vc.lb() {
+            lb_marked += b.stats.marked;
+            lb_dropped += b.stats.dropped;
+        }
+    }
+    put(s, format!("{p}upc.vcs"), u.vcs.len() as u64);
+    put(s, format!("{p}upc.peak_rate_dropped"), prc_dropped);
+    put(s, format!("{p}upc.peak_rate_marked"), prc_marked);
+    put(s, format!("{p}upc.bucket_marked"), lb_marked);
+    put(s, format!("{p}upc.bucket_dropped"), lb_dropped);
+}
+
+/// Puts VC `flow` under `contract` at the input of a link whose port is
+/// `port`: the link's UPC, made if it has none, in front of any other
+/// port it has.
+pub fn police(port: &mut Option<PortKind>, flow: u32, contract: &Contract) {
+    if let Some(PortKind::Upc(u)) = port {
+        u.police(flow, contract);
+        return;
+    }
+    if let Some(PortKind::Chain(c)) = port {
+        if let Some(PortKind::Upc(u)) = c.stages.first_mut() {
+            u.police(flow, contract);
+            return;
+        }
+    }
+    let mut upc = UsageParameterControl::default();
+    upc.police(flow, contract);
+    let upc = PortKind::Upc(Box::new(upc));
+    *port = Some(match port.take() {
+        None => upc,
+        Some(PortKind::Chain(mut c)) => {
+            c.stages.insert(0, upc);
+            PortKind::Chain(c)
+        }
+        Some(other) => PortKind::Chain(Box::new(PortChain::new(vec![upc, other]))),
+    });
 }
 
 impl Port for PortKind {
@@ -135,6 +241,9 @@ impl Port for PortKind {
             PortKind::Erica(e) => e.ingress(cx, pdu),
             PortKind::ExplicitRate(e) => e.ingress(cx, pdu),
             PortKind::QsAgent(q) => q.ingress(cx, pdu),
+            PortKind::Upc(u) => u.ingress(cx, pdu),
+            PortKind::Detector(d) => d.ingress(cx, pdu),
+            PortKind::Chain(c) => c.ingress(cx, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.ingress(cx, pdu),
         }
@@ -145,6 +254,9 @@ impl Port for PortKind {
             PortKind::Erica(e) => e.backward(now, pdu),
             PortKind::ExplicitRate(e) => e.backward(now, pdu),
             PortKind::QsAgent(q) => q.backward(now, pdu),
+            PortKind::Upc(u) => u.backward(now, pdu),
+            PortKind::Detector(d) => d.backward(now, pdu),
+            PortKind::Chain(c) => c.backward(now, pdu),
             #[cfg(test)]
             PortKind::Test(p) => p.backward(now, pdu),
         }
@@ -155,6 +267,9 @@ impl Port for PortKind {
             PortKind::Erica(e) => e.poll_at(),
             PortKind::ExplicitRate(e) => e.poll_at(),
             PortKind::QsAgent(q) => q.poll_at(),
+            PortKind::Upc(u) => u.poll_at(),
+            PortKind::Detector(d) => d.poll_at(),
+            PortKind::Chain(c) => c.poll_at(),
             #[cfg(test)]
             PortKind::Test(p) => p.poll_at(),
         }
@@ -165,6 +280,9 @@ impl Port for PortKind {
             PortKind::Erica(e) => e.poll(cx),
             PortKind::ExplicitRate(e) => e.poll(cx),
             PortKind::QsAgent(q) => q.poll(cx),
+            PortKind::Upc(u) => u.poll(cx),
+            PortKind::Detector(d) => d.poll(cx),
+            PortKind::Chain(c) => c.poll(cx),
             #[cfg(test)]
             PortKind::Test(p) => p.poll(cx),
         }
@@ -175,6 +293,9 @@ impl Port for PortKind {
             PortKind::Erica(e) => e.for_each_held(f),
             PortKind::ExplicitRate(e) => e.for_each_held(f),
             PortKind::QsAgent(q) => q.for_each_held(f),
+            PortKind::Upc(u) => u.for_each_held(f),
+            PortKind::Detector(d) => d.for_each_held(f),
+            PortKind::Chain(c) => c.for_each_held(f),
             #[cfg(test)]
             PortKind::Test(p) => p.for_each_held(f),
         }
