@@ -69,7 +69,7 @@ impl VcPolicer {
 
     /// A cell the peak-rate controller let go, or one arriving with no
     /// controller: on through the bucket.
-    fn into_bucket(&mut self, now: Time, cell: Pdu, cx: &mut PortCx<'_>) -> Admit {
+    fn through_bucket(&mut self, now: Time, cell: Pdu, cx: &mut PortCx<'_>) -> Admit {
         let Some(lb) = self.lb.as_mut() else {
             cx.release.push(cell);
             return Admit::Hold;
@@ -90,14 +90,14 @@ impl VcPolicer {
     fn ingress(&mut self, cx: &mut PortCx<'_>, cell: Pdu) -> Admit {
         let now = cx.now;
         let Some(prc) = self.prc.as_mut() else {
-            return self.into_bucket(now, cell, cx);
+            return self.through_bucket(now, cell, cx);
         };
         match prc.offer(now, cell) {
-            PrcOutcome::Depart(p) => self.into_bucket(now, p, cx),
+            PrcOutcome::Depart(p) => self.through_bucket(now, p, cx),
             PrcOutcome::Queued => Admit::Hold,
             PrcOutcome::Dropped => Admit::Drop,
             PrcOutcome::HeadMarked(head) => {
-                self.into_bucket(now, head, cx);
+                self.through_bucket(now, head, cx);
                 Admit::Hold
             }
         }
@@ -111,7 +111,7 @@ impl VcPolicer {
             }
         }
         while let Some(p) = self.prc.as_mut().and_then(|c| c.poll(now)) {
-            self.into_bucket(now, p, cx);
+            self.through_bucket(now, p, cx);
         }
     }
 
