@@ -1,15 +1,20 @@
 //! Traffic sources (CBR, Poisson, ON-OFF, MPEG-2 video, constant-rate media
-//! behind a transmit buffer), the measuring sink and the de-jitter point.
+//! behind a transmit buffer; the proactive-atm thesis's voice, video and
+//! file-transfer sources and their rate policy), the measuring sink and the
+//! de-jitter point.
 
 pub mod cbr;
 pub mod dejitter;
 pub mod emitter;
 pub mod fgn;
+pub mod file_transfer;
 pub mod media;
 pub mod mpeg2;
 pub mod netpipe;
 pub mod onoff;
 pub mod poisson;
+pub mod rate_policy;
+pub mod session_source;
 pub mod sink;
 pub mod tcp_app;
 pub mod udp_rr;

@@ -16,6 +16,9 @@ pub struct FlowRecord {
     /// Discarded: a full queue, a CLP threshold, a port, no route, or a
     /// receiver released while they were in flight.
     pub dropped: u64,
+    /// Of `dropped`, those a port discarded (a policer at the access)
+    /// rather than a queue.
+    pub dropped_at_ports: u64,
     /// Lost to bit errors or per-PDU loss on a link.
     pub errored: u64,
 }

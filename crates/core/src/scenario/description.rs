@@ -7,7 +7,8 @@
 //! `AbrConfig`, `EricaConfig`, ...).
 
 use super::world::{
-    arrivals, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, tfrc_arrivals, udp_rr,
+    arrivals, cell_sources, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, tfrc_arrivals,
+    udp_rr,
 };
 use super::BuildError;
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,8 @@ pub struct Description {
     pub tfrc: Vec<tfrc::TfrcDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tfrc_arrivals: Vec<tfrc_arrivals::TfrcArrivalsDesc>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cell_sources: Vec<cell_sources::CellSourcesDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -111,6 +111,7 @@ impl World {
         let tfrc = b.tfrc()?;
         let arrivals = b.arrivals()?;
         let media_arrivals = b.tfrc_arrivals()?;
+        let cells = b.cell_sources()?;
         let host_shapers = b.emulated()?;
         b.probes()?;
         b.w.stop_when = match &d.stop_when {
@@ -130,7 +131,7 @@ impl World {
             }
         }
         let shapers = shapers.iter().chain(&host_shapers);
-        let newer = tfrc.iter().chain(&media_arrivals);
+        let newer = tfrc.iter().chain(&media_arrivals).chain(&cells);
         for &id in sources.iter().chain(&arrivals).chain(shapers).chain(newer) {
             w.start(id);
         }

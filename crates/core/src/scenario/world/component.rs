@@ -10,6 +10,7 @@
 
 use super::arrivals::FlowArrivals;
 use super::atm::VcPair;
+use super::cell_sources::CellSource;
 use super::driver::Exit;
 use super::emulated::EmulatedHost;
 use super::probes::ProbeMemory;
@@ -75,6 +76,7 @@ pub enum Component {
     Shaper(Box<ShaperComp>),
     Arrivals(Box<FlowArrivals>),
     TfrcArrivals(Box<TfrcArrivals>),
+    CellSource(Box<CellSource>),
     Exit(Box<Exit>),
     Emulated(Box<EmulatedHost>),
 }
@@ -87,7 +89,10 @@ impl Component {
             | Component::Arrivals(_)
             | Component::TfrcArrivals(_) => 0,
             Component::Sink(_) | Component::Exit(_) | Component::Emulated(_) => 1,
-            Component::Tcp(_) | Component::UdpRr(_) | Component::Tfrc(_) => 2,
+            Component::Tcp(_)
+            | Component::UdpRr(_)
+            | Component::Tfrc(_)
+            | Component::CellSource(_) => 2,
             Component::Vcs(_) => VcPair::AGENTS,
             Component::Shaper(_) => ShaperComp::AGENTS,
         }
@@ -104,7 +109,10 @@ impl Component {
             | Component::Arrivals(_)
             | Component::TfrcArrivals(_)
             | Component::Shaper(_) => 1,
-            Component::Tcp(_) | Component::Vcs(_) | Component::Tfrc(_) => 2,
+            Component::Tcp(_)
+            | Component::Vcs(_)
+            | Component::Tfrc(_)
+            | Component::CellSource(_) => 2,
         }
     }
 
@@ -114,6 +122,7 @@ impl Component {
             Component::Tcp(c) => c.attach(agents),
             Component::UdpRr(c) => c.attach(agents),
             Component::Tfrc(c) => c.attach(agents),
+            Component::CellSource(c) => c.attach(agents),
             Component::Vcs(c) => c.attach(agents),
             Component::Emulated(c) => c.attach(agents),
             _ => {}
@@ -126,6 +135,7 @@ impl Component {
             Component::Source(c) => c.wakeup(),
             Component::Tcp(c) => c.wakeup(k),
             Component::Tfrc(c) => c.wakeup(k, now),
+            Component::CellSource(c) => c.wakeup(k),
             Component::UdpRr(c) => c.wakeup(now),
             Component::Vcs(c) => c.wakeup(k, now),
             Component::Arrivals(c) => c.wakeup(),
@@ -143,6 +153,7 @@ impl Component {
             Component::Source(c) => c.on_timer(cx),
             Component::Tcp(c) => c.on_timer(k, cx),
             Component::Tfrc(c) => c.on_timer(k, cx),
+            Component::CellSource(c) => c.on_timer(k, cx),
             Component::UdpRr(c) => c.on_timer(cx),
             Component::Vcs(c) => c.on_timer(k, cx),
             Component::Arrivals(c) => c.on_timer(cx),
@@ -161,6 +172,7 @@ impl Component {
             Component::Sink(c) => c.on_pdu(p, cx),
             Component::Tcp(c) => c.on_pdu(agent, p, cx),
             Component::Tfrc(c) => c.on_pdu(agent, p, cx),
+            Component::CellSource(c) => c.on_pdu(agent, p, cx),
             Component::UdpRr(c) => c.on_pdu(agent, p, cx),
             Component::Vcs(c) => c.on_pdu(agent, p, cx),
             Component::Exit(c) => c.on_pdu(p, cx),
@@ -180,6 +192,7 @@ impl Component {
             Component::Sink(c) => c.summarise(s, view),
             Component::Tcp(c) => c.summarise(s, view),
             Component::Tfrc(c) => c.summarise(s, view.now),
+            Component::CellSource(c) => c.summarise(s, view),
             Component::UdpRr(c) => c.summarise(s, view),
             Component::Vcs(c) => c.summarise(s, view),
             Component::Arrivals(c) => c.summarise(s, view),

@@ -18,6 +18,7 @@
 pub mod arrivals;
 pub mod atm;
 mod build;
+pub mod cell_sources;
 pub mod component;
 pub mod driver;
 pub mod dvb_rcs;
@@ -420,6 +421,7 @@ impl World {
                 Admit::Pass => {}
                 Admit::Drop => {
                     self.flows[p.flow as usize].dropped += 1;
+                    self.flows[p.flow as usize].dropped_at_ports += 1;
                     return;
                 }
                 Admit::Hold => return,
@@ -459,6 +461,7 @@ impl World {
         self.sched.update(self.net.port_slots[l], port.poll_at());
         for p in self.port_discarded.drain(..) {
             self.flows[p.flow as usize].dropped += 1;
+            self.flows[p.flow as usize].dropped_at_ports += 1;
         }
         // Released PDUs enter the link without passing the port again;
         // nothing here calls a handler, so the buffer is free afterwards.
