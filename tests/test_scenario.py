@@ -82,8 +82,8 @@ def test_unknown_top_level_table():
     error = assert_refused(scenario(linkss={}), "linkss", 'unknown key "linkss"')
     assert 'did you mean "links"?' in error.reason
     assert (
-        "allowed: arrivals, dvb_rcs, emulate, links, nodes, probes, run, sinks, sources, "
-        "tcp, tfrc, tfrc_arrivals, udp_rr" in error.reason
+        "allowed: arrivals, cell_sources, dvb_rcs, emulate, links, nodes, probes, run, sinks, "
+        "sources, tcp, tfrc, tfrc_arrivals, udp_rr" in error.reason
     )
 
 
@@ -91,7 +91,7 @@ def test_unknown_key_inside_a_link():
     assert_refused(
         scenario(**{"links.sat.ratee": "1 Mbps"}),
         "links.sat.ratee",
-        'unknown key "ratee" (did you mean "rate"? allowed: ber, capacity, delay, duplex',
+        'unknown key "ratee" (did you mean "rate"? allowed: ber, capacity, congestion, delay, duplex',
     )
 
 

@@ -67,6 +67,7 @@ def test_sections_are_in_the_order_errors_are_found_in():
         "tfrc",
         "arrivals",
         "tfrc_arrivals",
+        "cell_sources",
         "emulate",
         "probes",
     ]

@@ -39,6 +39,9 @@ from .values import (
     optional_table,
     table,
 )
+from .values import (
+    Fraction as ZeroOneFraction,
+)
 
 if TYPE_CHECKING:
     from .validation import Checks
@@ -74,6 +77,28 @@ class ExplicitRate(_Table):
     scheme: choice("instcap", "effcap")
     interval: PositiveTime = parse_time("30 ms")
     delta: Annotated[optional(PositiveNumber), Desc("delta_per_byte")] = None
+
+
+class Congestion(_Table):
+    """[links.NAME.congestion]: the proactive-atm thesis's congestion
+    detector at this transmit link: the input rate of four classes
+    (priority x CLP) measured every `interval`, filtered, and above
+    `threshold` of the link rate a notification to the source of each
+    arriving cell of the lowest classes that carry `lowest_share` of the
+    link; a notification for each discarded cell; at most one per source
+    per interval."""
+
+    interval: PositiveTime = parse_time("50 ms")
+    current_weight: ZeroOneFraction = 0.8
+    threshold: PositiveNumber = 0.9
+    lowest_share: ZeroOneFraction = 0.2
+    # Notifications on the input rate (type 0) and on discards (type 2).
+    input_rate: Bool = True
+    discard: Bool = True
+    # What the thesis leaves open (docs/proactive-atm.md).
+    previous: choice("filtered", "raw") = "filtered"
+    class_rates: choice("filtered", "current") = "filtered"
+    count_discarded: Bool = True
 
 
 class Capacity(_Table):
@@ -163,6 +188,7 @@ class Link(_Table):
     capacity: Annotated[optional_table(Capacity), Desc(compute=describe_capacity)] = None
     erica: Annotated[optional_table(Erica), UNLESS_DEFAULT] = None
     explicit_rate: Annotated[optional_table(ExplicitRate), UNLESS_DEFAULT] = None
+    congestion: Annotated[optional_table(Congestion), UNLESS_DEFAULT] = None
 
     def rates(self) -> list[float]:
         """Every rate the link can take, whichever way it is given."""
@@ -247,6 +273,13 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
     if link.erica is not None and link.explicit_rate is not None:
         checks.refuse(
             (*path, "explicit_rate"), "a link's input port runs erica or explicit_rate, not both"
+        )
+    if link.congestion is not None and (link.erica is not None or link.explicit_rate is not None):
+        checks.refuse((*path, "congestion"), "a congestion detector takes the link's port alone")
+    if link.congestion is not None and variable:
+        checks.refuse(
+            (*path, "congestion"),
+            "the detector measures against a constant rate (give rate, or a constant capacity)",
         )
     if link.capacity is not None:
         _check_capacity(checks, (*path, "capacity"), link.capacity)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import (
     arrivals,
+    cell_sources,
     dvb_rcs,
     emulate,
     links,
@@ -37,6 +38,7 @@ SECTIONS: tuple[Section, ...] = (
     tfrc.SECTION,
     arrivals.SECTION,
     tfrc_arrivals.SECTION,
+    cell_sources.SECTION,
     emulate.SECTION,
     probes.SECTION,
 )

@@ -123,6 +123,8 @@ class Resolved(NamedTuple):
     seed: int
     # node -> destination -> link: the next hops the requested paths use.
     routes: dict[str, dict[str, str]]
+    # The links as the rest of the scenario sees them (duplex reverses added).
+    links: dict[str, Any] = {}
 
 
 def _path_requests(checks: Checks) -> Iterator[PathRequest]:
@@ -197,4 +199,6 @@ def validate(
     if checks.found:
         raise refuse_first(source, checks.found)
     chosen_seed = doc.run.seed if seed is None else _check_seed(seed, source)
-    return _description(checks, Resolved(doc.run.name or default_name, chosen_seed, routes))
+    name = doc.run.name or default_name
+    resolved = Resolved(name, chosen_seed, routes, checks.entries("links"))
+    return _description(checks, resolved)
