@@ -91,7 +91,8 @@ def test_unknown_key_inside_a_link():
     assert_refused(
         scenario(**{"links.sat.ratee": "1 Mbps"}),
         "links.sat.ratee",
-        'unknown key "ratee" (did you mean "rate"? allowed: ber, capacity, congestion, delay, duplex',
+        'unknown key "ratee" (did you mean "rate"? allowed: ber, capacity, congestion, delay, '
+        "duplex",
     )
 
 

@@ -155,6 +155,21 @@ GROUPS: tuple[Group, ...] = (
         ),
     ),
     Group(
+        "cell_sources",
+        "Groups of cell sources",
+        "group",
+        (
+            Column("sources", "sources", "count"),
+            Column("sent", "cells_sent", "count"),
+            Column("queue loss", "queue_loss_ratio", "percent", in_report=True),
+            Column("access loss", "access_loss_ratio", "percent"),
+            Column("late", "late_fraction", "percent", in_report=True),
+            Column("offered", "offered_bps", "rate", in_report=True),
+            Column("file time", "file_time_mean_s", "time"),
+            Column("notices", "rate_notices", "count"),
+        ),
+    ),
+    Group(
         "tfrc_arrivals",
         "Classes of media arrivals",
         "class",

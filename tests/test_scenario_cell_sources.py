@@ -1,0 +1,125 @@
+# [cell_sources.NAME] and [links.NAME.congestion]: the proactive-atm
+# thesis's sources and detector from the scenario file to the core and back.
+# The description carries the thesis's defaults and units; refusals name the
+# key; a run on the thesis's network accounts for every cell.
+import copy
+
+import pytest
+import satcc
+from satcc.scenario import Scenario, ScenarioError
+
+
+def _link(src, dst, rate, delay, detect=False):
+    link = {"from": src, "to": dst, "rate": rate, "delay": delay}
+    if detect:
+        link["congestion"] = {}
+    return link
+
+
+BASE = {
+    "run": {"name": "thesis", "duration": "20 s", "seed": 1},
+    "nodes": {"user1": {}, "sw1": {}, "sw2": {}, "user2": {}},
+    "links": {
+        "up": _link("user1", "sw1", "21 Mbps", "5 ms"),
+        "up_rev": _link("sw1", "user1", "21 Mbps", "5 ms", True),
+        "sat": _link("sw1", "sw2", "6 Mbps", "270 ms", True),
+        "sat_rev": _link("sw2", "sw1", "6 Mbps", "270 ms", True),
+        "down": _link("sw2", "user2", "21 Mbps", "5 ms", True),
+        "down_rev": _link("user2", "sw2", "21 Mbps", "5 ms"),
+    },
+    "cell_sources": {
+        "voice": {
+            "type": "voice",
+            "from": "user1",
+            "to": "user2",
+            "count": 10,
+            "contract": {"at": "sat", "peak_rate": "64 kbps", "drain_rate": "36 kbps"},
+        },
+        "data": {"type": "data", "from": "user1", "to": "user2", "count": 2},
+    },
+}
+
+
+def scenario(**changes) -> Scenario:
+    sc = Scenario.from_dict(copy.deepcopy(BASE))
+    for path, value in changes.items():
+        sc.set(path, value)
+    return sc
+
+
+def refused(sc: Scenario) -> ScenarioError:
+    with pytest.raises(ScenarioError) as caught:
+        sc.validate()
+    return caught.value
+
+
+def test_the_description_carries_the_theses_sources_in_core_units():
+    d = scenario().validate()
+    voice, data = sorted(d["cell_sources"], key=lambda g: g["name"], reverse=True)
+    assert voice["priority"] == 0 and data["priority"] == 1
+    assert voice["traffic"]["rates_bps"] == [64e3, 0.0]
+    assert voice["traffic"]["session_ps"] == 15 * 10**12
+    # T_rt: the routed path's propagation there and back, 2 x 280 ms.
+    assert voice["policy"]["rtt_ps"] == 560 * 10**9
+    assert (voice["policy"]["floor"], voice["policy"]["ceiling"]) == (0.5, 1.0)
+    assert (data["policy"]["floor"], data["policy"]["ceiling"]) == (0.0, None)
+    # Rates of the cells' payload: 64 kb/s is 166.7 cells of 48 bytes a second.
+    prc = voice["contract"]["peak_rate"]
+    assert prc["peak_cells_per_s"] == pytest.approx(64e3 / 384)
+    assert prc["overflow"] == "drop" and prc["queue_cells"] == 512
+    assert voice["contract"]["leaky_bucket"]["drain_cells_per_s"] == pytest.approx(36e3 / 384)
+    assert voice["police_at"] == "sat"
+    assert data["traffic"] == {
+        "kind": "files",
+        "file_bytes": 1_000_000,
+        "nominal_bps": 500e3,
+        "interval_ps": 16 * 10**12,
+    }
+    (sat,) = [link for link in d["links"] if link["name"] == "sat"]
+    assert sat["congestion"]["interval_ps"] == 50 * 10**9
+    assert sat["congestion"]["threshold"] == 0.9
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "key", "fragment"),
+    [
+        ("cell_sources.voice.type", "fax", "cell_sources.voice.type", "voice"),
+        ("cell_sources.voice.count", 0, "cell_sources.voice.count", None),
+        ("cell_sources.voice.to", "mars", "cell_sources.voice.to", '"mars"'),
+        ("cell_sources.voice.file_size", "1 MB", "cell_sources.voice.file_size", "not used"),
+        ("cell_sources.data.rates", ["1 kbps"], "cell_sources.data.rates", "not used"),
+        ("cell_sources.voice.rates", ["1 kbps"], "cell_sources.voice.rates", "two rates"),
+        ("cell_sources.voice.contract.at", "moon", "cell_sources.voice.contract.at", '"moon"'),
+        ("cell_sources.voice.contract", {"at": "sat"}, "cell_sources.voice.contract", "peak_rate"),
+        ("cell_sources.voice.policy.floor", 1.5, "cell_sources.voice.policy.floor", None),
+        ("links.sat.congestion.previous", "old", "links.sat.congestion.previous", "filtered"),
+        ("links.sat.congestion.threshold", 0, "links.sat.congestion.threshold", "positive"),
+    ],
+)
+def test_refusals_name_the_key(path, value, key, fragment):
+    error = refused(scenario(**{path: value}))
+    assert error.path == key, str(error)
+    if fragment is not None:
+        assert fragment in str(error), str(error)
+
+
+def test_a_detector_needs_a_constant_rate():
+    data = copy.deepcopy(BASE)
+    del data["links"]["sat"]["rate"]
+    data["links"]["sat"]["capacity"] = {"type": "trace", "times": ["0 s"], "rates": ["6 Mbps"]}
+    error = refused(Scenario.from_dict(data))
+    assert error.path == "links.sat.congestion", str(error)
+
+
+def test_a_run_counts_every_cell_and_polices_the_contracted_vcs():
+    s = satcc.run(scenario()).summary
+    assert s["run.pdus_unaccounted"] == 0
+    assert s["cell_sources.voice.sources"] == 10
+    assert s["cell_sources.voice.cells_sent"] > 0
+    assert s["links.sat.upc.vcs"] == 10
+    # 50 ms intervals over 20 s: the last one ends as the run does.
+    assert s["links.sat.congestion.intervals"] in (399, 400)
+    # A light load: nothing lost, nothing late, no notification.
+    assert s["cell_sources.voice.cells_dropped"] == 0
+    assert s["cell_sources.voice.late_cells"] == 0
+    assert s["links.sat.congestion.rate_notices"] == 0
