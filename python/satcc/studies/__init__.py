@@ -9,6 +9,7 @@ from satcc.studies import (
     abr_effcap,
     abr_lrd_vbr,
     netpipe_satellite,
+    proactive_atm,
     queueing_theory,
     tcp_crosscheck,
     tcp_sim_vs_linux,
@@ -26,6 +27,7 @@ STUDIES: dict[str, Study] = {
         abr_effcap.STUDY,
         tcp_sim_vs_linux.STUDY,
         tfrc_dama.STUDY,
+        proactive_atm.STUDY,
     )
 }
 
