@@ -740,6 +740,9 @@ def reproduce(
         summaries = execute(
             specs, seeds, jobs=jobs, progress=progress, title=study.name, worker=worker
         )
+    # Runs finish in any order; the artifacts average over seeds, and a
+    # float sum depends on its order, so hand them on in (run, seed) order.
+    summaries = dict(sorted(summaries.items()))
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run), quick=quick)
     write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)

@@ -232,6 +232,24 @@ def mean_load(counts: dict[str, int], data_busy: float) -> float:
 # E[T] / (E[T] + 16 s) of the time with E[T] the file's duration at
 # nominal after slow start (about 16.8 s): 0.512.
 DATA_BUSY = 16.8 / (16.8 + 16.0)
+FILE_BITS = 8e6  # 1 Mbyte; the thesis's 35 s <-> 0.23 Mb/s fixes 10^6 bytes
+IDLE_MEAN_S = 16.0
+
+
+def renewal_file_time(data_sources: int, data_payload_bps: float) -> float:
+    """The mean file time a long run must show if `data_sources` sources
+    alternate files of FILE_BITS with idle periods of mean IDLE_MEAN_S
+    (renewal-reward: each source's payload rate is FILE_BITS / (E[T] + idle))
+    while together offering `data_payload_bps`. The thesis's stated loads and
+    file times can be checked against it, and so can satcc's."""
+    if data_payload_bps <= 0:
+        return math.nan
+    return data_sources * FILE_BITS / data_payload_bps - IDLE_MEAN_S
+
+
+def payload_bps(load: float) -> float:
+    """Payload bits per second of a load counted on the wire (53-byte cells)."""
+    return load * LINK_BPS * PAYLOAD_BYTES / CELL_BYTES
 
 
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
@@ -264,6 +282,8 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     if counts["data"]:
         k = "cell_sources.data."
         m["file_time_s"] = _num(summary.get(k + "file_time_mean_s"))
+        data_payload = summary[k + "offered_bps"] * PAYLOAD_BYTES / CELL_BYTES
+        m["file_time_renewal_s"] = renewal_file_time(counts["data"], data_payload)
         m["data_throughput"] = summary[k + "received_payload_bps"] / LINK_BPS
     # Cells the UPC marked CLP = 1 (none in case 1, which has no UPC): what
     # the bucket depth trades against the real-time cells' delay.
