@@ -31,11 +31,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from satcc.studies.emulated_mode import emulation_in
-from satcc.studies.framework import Reference, RunSpec, Study, confidence_half_width
+from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.framework import per_point as framework_per_point
 
 HIGH_BPS = 800_000.0  # 100 KB/s
 LOW_BPS = 400_000.0  # 50 KB/s
@@ -310,21 +310,7 @@ def per_point(
     specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
 ) -> pd.DataFrame:
     """Mean and CI of each metric at each point, one row per point."""
-    rows = []
-    for i, spec in enumerate(specs):
-        values: dict[str, list[float]] = {}
-        for (j, _seed), summary in summaries.items():
-            if j != i:
-                continue
-            for k, v in metrics(summary, spec).items():
-                values.setdefault(k, []).append(v)
-        row: dict[str, Any] = {"label": spec.label, **_flat(spec.params)}
-        for k, vs in values.items():
-            row[k] = float(np.mean(vs))
-            row[f"{k}_ci"] = confidence_half_width(vs)
-            row["n_seeds"] = len(vs)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return framework_per_point(specs, summaries, metrics, _flat)
 
 
 def _flat(p: dict[str, Any]) -> dict[str, Any]:

@@ -511,6 +511,31 @@ def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENC
     return float(t * x.std(ddof=1) / math.sqrt(n))
 
 
+def per_point(
+    specs: list[RunSpec],
+    summaries: dict[tuple[int, int], dict[str, Any]],
+    metrics: Callable[[dict[str, Any], RunSpec], dict[str, float]],
+    params: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+) -> pd.DataFrame:
+    """One row per run spec for a study's figures: its label, its params (as
+    `params` flattens them), each metric's mean over the seeds and its CI
+    half-width (`METRIC_ci`), and the number of seeds."""
+    rows = []
+    for i, spec in enumerate(specs):
+        values: dict[str, list[float]] = {}
+        for (j, _seed), summary in sorted(summaries.items()):
+            if j == i:
+                for k, v in metrics(summary, spec).items():
+                    values.setdefault(k, []).append(v)
+        row: dict[str, Any] = {"label": spec.label, **params(spec.params)}
+        for k, vs in values.items():
+            row[k] = float(np.mean(vs))
+            row[f"{k}_ci"] = confidence_half_width(vs)
+            row["n_seeds"] = len(vs)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def aggregate(per_run: pd.DataFrame) -> pd.DataFrame:
     """Mean, CI half-width and number of seeds per (label, metric)."""
     rows = []

@@ -19,7 +19,7 @@ from rich.table import Table
 from satcc.console import table_console
 from satcc.studies import plots
 from satcc.studies import proactive_atm as study
-from satcc.studies.framework import RunSpec, confidence_half_width
+from satcc.studies.framework import RunSpec, per_point
 
 METRICS = {
     "realtime_loss": ("cell loss ratio, voice and video", True),
@@ -32,26 +32,6 @@ METRICS = {
 }
 
 
-def per_point(
-    specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
-) -> pd.DataFrame:
-    """Mean and CI of each metric per run spec (one row each)."""
-    rows = []
-    for i, spec in enumerate(specs):
-        values: dict[str, list[float]] = {}
-        for (j, _), summary in summaries.items():
-            if j == i:
-                for k, v in study.metrics(summary, spec).items():
-                    values.setdefault(k, []).append(v)
-        row: dict[str, Any] = {"label": spec.label, **spec.params}
-        for k, vs in values.items():
-            row[k] = float(np.mean(vs))
-            row[f"{k}_ci"] = confidence_half_width(vs)
-            row["seeds"] = len(vs)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def write(
     specs: list[RunSpec],
     summaries: dict[tuple[int, int], dict[str, Any]],
@@ -59,7 +39,7 @@ def write(
     quick: bool,
 ) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
-    pp = per_point(specs, summaries)
+    pp = per_point(specs, summaries, study.metrics)
     written = [plots.write_csv(pp, out / "points.csv")]
     sweep = pp[pp["part"] == "sweep"]
     for n in (1, 2, 3):
