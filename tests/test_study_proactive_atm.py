@@ -89,6 +89,8 @@ def test_the_reproduction_writes_its_figures_and_tables(short_reproduction):
     table, out = short_reproduction
     for name in ("s1_realtime_loss.png", "s2_file_time_s.png", "s3_load.png", "loads.csv"):
         assert (out / name).stat().st_size > 0, name
+    # Quick mode runs no sensitivity variant, so it writes no such table.
+    assert not (out / "sensitivity.csv").exists()
     loads = pd.read_csv(out / "loads.csv")
     assert set(loads["scenario"]) == {1, 2}
     # The stated numbers are compared, each with its source.

@@ -162,8 +162,11 @@ def file_time_table(sweep: pd.DataFrame) -> pd.DataFrame:
 def sensitivity_table(pp: pd.DataFrame) -> pd.DataFrame:
     """Cases 2 and 3 at the highest load of scenarios 1 and 3: the bucket
     depth (x1 the formula, x2 the study's, x4) and, in case 2, the
-    detector's open choices, against the study's settings."""
-    rows = []
+    detector's open choices, against the study's settings. Empty in quick
+    mode, which runs no variant."""
+    rows: list[dict[str, Any]] = []
+    if (pp["part"] == "sweep").all():
+        return pd.DataFrame(rows)
     for (n, sources), case in itertools.product(study.SENSITIVITY_POINTS, study.SENSITIVITY_CASES):
         base = pp[(pp["label"] == study.label(n, case, sources))]
         variants = pp[
