@@ -17,6 +17,7 @@
 //! With `adaptive = false` (the thesis's case 1) notifications are ignored
 //! and the rate stays at nominal once slow start has reached it.
 
+pub use crate::atm::congestion_detector::Notice;
 use crate::engine::{Duration, Time};
 use serde::{Deserialize, Serialize};
 
@@ -116,13 +117,6 @@ impl RatePolicyConfig {
         }
         Ok(())
     }
-}
-
-/// What a notification is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Notice {
-    InputRate,
-    Discard,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
