@@ -18,6 +18,9 @@ use super::slot_schedule::SlotSchedule;
 use crate::engine::stats::{Histogram, TimeAverage};
 use crate::engine::{Duration, Rate, Time};
 
+/// An empty transmission-time cache: no PDU has `u32::MAX` bytes.
+const NO_TX_TIME: (u32, Duration) = (u32::MAX, Duration(0));
+
 #[derive(Clone, Debug, Default)]
 pub struct LinkStats {
     /// PDUs offered to the link (queued, sent directly or dropped).
@@ -91,6 +94,10 @@ pub struct Link {
     /// are read several times per PDU and change rarely.
     rate: Rate,
     next_change: Time,
+    /// The last PDU size sent at `rate` and its transmission time: links
+    /// mostly carry PDUs of one or two sizes, and the time costs a division
+    /// and a rounding call. Cleared when the rate changes.
+    tx_time_cache: (u32, Duration),
     /// ∫ rate dt up to the last capacity change, in bits, and that change.
     capacity_bits: f64,
     capacity_since: Time,
@@ -123,6 +130,7 @@ impl Link {
             committed: None,
             rate,
             next_change,
+            tx_time_cache: NO_TX_TIME,
             capacity_bits: 0.0,
             capacity_since: Time::ZERO,
             stats: LinkStats::default(),
@@ -148,6 +156,7 @@ impl Link {
         self.rate = capacity.rate();
         self.next_change = capacity.next_change();
         self.capacity = capacity;
+        self.tx_time_cache = NO_TX_TIME;
     }
 
     /// The slot schedule of a link with a slotted capacity, to give it the
@@ -272,7 +281,7 @@ impl Link {
     fn start_tx(&mut self, now: Time, pdu: Pdu) {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
         let wire_bytes = self.framing.wire_bytes(pdu.bytes);
-        let end = now + self.rate().tx_time(wire_bytes);
+        let end = now + self.tx_time(wire_bytes);
         let delivered = !self.errors.corrupts(wire_bytes);
         if self.next_change >= end {
             if delivered {
@@ -296,6 +305,18 @@ impl Link {
             });
         }
         self.note_queue(now);
+    }
+
+    /// Transmission time of `wire_bytes` at the current rate.
+    #[inline]
+    fn tx_time(&mut self, wire_bytes: u32) -> Duration {
+        let (bytes, d) = self.tx_time_cache;
+        if bytes == wire_bytes {
+            return d;
+        }
+        let d = self.rate.tx_time(wire_bytes);
+        self.tx_time_cache = (wire_bytes, d);
+        d
     }
 
     /// Books a finished transmission in the statistics.
@@ -398,6 +419,7 @@ impl Link {
         self.capacity_since = now;
         self.capacity.advance(now);
         self.rate = self.capacity.rate();
+        self.tx_time_cache = NO_TX_TIME;
         self.next_change = self.capacity.next_change();
         let new = self.rate;
         if let Some(s) = self.in_service.as_mut() {
