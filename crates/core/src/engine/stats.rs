@@ -2,6 +2,16 @@
 //! summaries (count, mean, min, max), histograms with quantiles, and sampled
 //! time series.
 
+/// A span of picoseconds as f64. Spans stay far below 2^63 ps (106 days),
+/// and converting through i64 gives the same value as through u64 in one
+/// instruction instead of x86-64's emulated unsigned conversion, which
+/// showed in the profile of every queue update.
+#[inline(always)]
+pub fn ps_to_f64(ps: u64) -> f64 {
+    debug_assert!(ps < 1 << 63);
+    ps as i64 as f64
+}
+
 /// Time-weighted average of a piecewise-constant quantity (queue length,
 /// capacity): the integral of the value over time divided by the time.
 #[derive(Clone, Debug, Default)]
@@ -24,8 +34,9 @@ impl TimeAverage {
         }
     }
     /// The quantity changes to `v` at time `t` (ps).
+    #[inline]
     pub fn set(&mut self, t: u64, v: f64) {
-        self.integral += self.value * (t - self.last_t) as f64;
+        self.integral += self.value * ps_to_f64(t - self.last_t);
         self.last_t = t;
         self.value = v;
         if v > self.max {
