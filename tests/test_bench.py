@@ -64,3 +64,42 @@ def test_peak_memory_is_the_benchmark_process_own():
     ballast = b"x" * (256 * 2**20)
     row = bench._measure_in_subprocess("B3", 0.2)
     assert len(ballast) and row["peak_rss_mb"] < 200
+
+
+def _fake_probe(tmp_path, output="events 1 tx 1 delivered 1 wall 1s  ev/s 2.00M  tx/s 20.00M"):
+    # Stands in for the bare-loop probe: prints its line, remembers its argument.
+    script = tmp_path / "probe"
+    script.write_text(f'#!/bin/sh\necho "$1" > {tmp_path}/arg\necho "{output}"\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_b1_runs_the_probe_after_it_and_gives_the_ratio(tmp_path, capsys):
+    probe = _fake_probe(tmp_path)
+    assert run_cli(["bench", "--json", "--duration", "0.5 s", "--probe", str(probe), "B1"]) == 0
+    [row] = json.loads(capsys.readouterr().out)
+    assert row["probe_tx_per_s"] == 20e6
+    assert row["ratio_to_probe"] == pytest.approx(row["transmissions_per_s"] / 20e6)
+    # The probe simulates whole seconds, at least one.
+    assert (tmp_path / "arg").read_text().strip() == "1"
+    assert run_cli(["bench", "--duration", "0.5 s", "--probe", str(probe), "B1"]) == 0
+    assert "satcc / probe = " in capsys.readouterr().out
+
+
+def test_without_a_probe_b1_says_how_to_get_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no ../shared here
+    assert run_cli(["bench", "--duration", "0.5 s", "B1"]) == 0
+    assert "--probe ../shared/bench/b1-bare-loop" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "make, why",
+    [
+        (lambda p: p / "nothing", "neither the probe's sources nor an executable"),
+        (lambda p: p, "no Cargo.toml there"),
+        (lambda p: _fake_probe(p, output="garbage"), "printed no tx/s"),
+    ],
+)
+def test_a_wrong_probe_is_bad_input(tmp_path, capsys, make, why):
+    assert run_cli(["bench", "--duration", "0.5 s", "--probe", str(make(tmp_path)), "B1"]) == 2
+    assert why in capsys.readouterr().err

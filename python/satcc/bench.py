@@ -11,6 +11,11 @@ reported: link transmissions per wall second (a cell crossing one link is one
 transmission), events per second, simulated seconds per wall second, peak
 resident memory, and resident memory at two simulated instants (flatness).
 
+B1 is judged against the bare-loop probe of the shared benchmarks (a binary
+heap and per-link delay lines, nothing else), run right after satcc's B1 on
+the same machine: the ratio of their link transmissions per second is the
+figure that carries from machine to machine (`--probe`).
+
 B3 is the heaviest run of the `abr-lrd-vbr` study: 15 TCP connections over
 ATM ABR with ERICA+ sharing a 149.76 Mb/s port with 9 MPEG-2 video sources,
 the source links being the GEO hop (feedback delay about 550 ms), MSS 512,
@@ -21,10 +26,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 OC3 = "149.76 Mbps"
 
@@ -237,22 +244,101 @@ def _measure_in_subprocess(name: str, seconds: float, params: dict | None = None
     return row
 
 
+# Where the shared benchmarks keep the probe's sources, from a checkout's
+# root (the repository and `shared` side by side).
+PROBE_SOURCES = Path("../shared/bench/b1-bare-loop")
+
+
+class ProbeError(Exception):
+    """The probe could not be found, built or run."""
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "satcc" / "b1-probe"
+
+
+def _built_probe(sources: Path) -> Path:
+    return _cache_dir() / "release" / "b1-bare-loop"
+
+
+def build_probe(sources: Path) -> Path:
+    """Builds the probe from its sources into satcc's cache (the sources may
+    be read-only) and returns the binary."""
+    manifest = sources / "Cargo.toml"
+    if not manifest.is_file():
+        raise ProbeError(f"--probe {sources}: no Cargo.toml there")
+    try:
+        out = subprocess.run(
+            [
+                "cargo",
+                "build",
+                "--release",
+                "--quiet",
+                "--manifest-path",
+                str(manifest),
+                "--target-dir",
+                str(_cache_dir()),
+            ],
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError as e:
+        raise ProbeError("--probe: building the probe needs cargo on PATH") from e
+    if out.returncode != 0:
+        raise ProbeError(f"--probe {sources}: cargo build failed:\n{out.stderr.strip()}")
+    return _built_probe(sources)
+
+
+def find_probe(probe: str | None) -> Path | None:
+    """The probe binary to run: `probe` names a built binary or the probe's
+    source directory (built on first use); without it, a probe already built
+    from PROBE_SOURCES, else None."""
+    if probe is None:
+        built = _built_probe(PROBE_SOURCES)
+        return built if PROBE_SOURCES.is_dir() and built.is_file() else None
+    path = Path(probe)
+    if path.is_dir():
+        return build_probe(path)
+    if path.is_file() and os.access(path, os.X_OK):
+        return path
+    raise ProbeError(f"--probe {probe}: neither the probe's sources nor an executable")
+
+
+def run_probe(binary: Path, seconds: float) -> dict:
+    """Runs the probe for `seconds` of simulated time (whole seconds, at
+    least one) and returns its figures."""
+    whole = max(1, round(seconds))
+    out = subprocess.run([str(binary), str(whole)], capture_output=True, text=True)
+    m = re.search(r"tx/s\s+([0-9.]+)M", out.stdout)
+    if out.returncode != 0 or m is None:
+        raise ProbeError(f"the probe {binary} printed no tx/s: {out.stdout or out.stderr}")
+    return {"probe": str(binary), "probe_simulated_s": whole, "probe_tx_per_s": float(m[1]) * 1e6}
+
+
 def main(
     quick: bool = False,
     as_json: bool = False,
     only: tuple[str, ...] = (),
     b2: dict | None = None,
     duration_s: float | None = None,
+    probe: str | None = None,
 ) -> int:
     """Runs the named benchmarks (default: all canonical ones). `b2` holds
-    n/rate/delay for the custom "B2"; `duration_s` overrides run lengths."""
+    n/rate/delay for the custom "B2"; `duration_s` overrides run lengths;
+    `probe` names the bare-loop probe (see `find_probe`), run after B1."""
     names = list(only) or list(DEFAULT)
+    binary = find_probe(probe) if "B1" in names else None
     rows = []
     for name in names:
         full = duration_s or SCENARIOS[name][1]
         # Quick mode: a tenth of each run (B1: 3 s), for a smoke test.
         seconds = full / 10 if quick else full
-        rows.append(_measure_in_subprocess(name, seconds, b2 if name == "B2" else None))
+        row = _measure_in_subprocess(name, seconds, b2 if name == "B2" else None)
+        if name == "B1" and binary is not None:
+            row.update(run_probe(binary, seconds))
+            row["ratio_to_probe"] = row["transmissions_per_s"] / row["probe_tx_per_s"]
+        rows.append(row)
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -354,6 +440,25 @@ def _print(rows: list[dict], quick: bool) -> None:
             table.add_row(r["scenario"], *(cell(r) for _, cell in columns))
         console.print(table)
         console.print(target)
+        if prefix == "B1":
+            _print_probe(console, family)
+
+
+def _print_probe(console, rows: list[dict]) -> None:
+    b1 = next((r for r in rows if r["scenario"] == "B1"), None)
+    if b1 is None:
+        return
+    if "ratio_to_probe" not in b1:
+        console.print(
+            f"No bare-loop probe to compare with: `--probe {PROBE_SOURCES}` builds it "
+            "and runs it after B1."
+        )
+        return
+    console.print(
+        f"Bare-loop probe, run after B1 ({b1['probe_simulated_s']} s simulated): "
+        f"{b1['probe_tx_per_s'] / 1e6:.2f} M transmissions/s; satcc / probe = "
+        f"{b1['ratio_to_probe']:.3f} (target >= 0.6)."
+    )
 
 
 if __name__ == "__main__":

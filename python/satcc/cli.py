@@ -482,6 +482,7 @@ def _plural(n: int, noun: str) -> str:
 Examples:
   satcc bench --quick
   satcc bench B1
+  satcc bench B1 --probe ../shared/bench/b1-bare-loop
   satcc bench B2 --n 32 --rate "50 Mbps" --delay "300 ms" --duration "100 s"
   satcc bench --json > figures.json"""
 )
@@ -491,6 +492,12 @@ Examples:
 @click.option("--rate", default="10 Mbps", help='B2: bottleneck rate, e.g. "155 Mbps".')
 @click.option("--delay", default="250 ms", help='B2: bottleneck one-way delay, e.g. "300 ms".')
 @click.option("--duration", default=None, help='Simulated time of each run, e.g. "100 s".')
+@click.option(
+    "--probe",
+    default=None,
+    help="B1's bare-loop probe: its sources (built into ~/.cache/satcc) or a built binary; "
+    "run after B1 for the ratio. Default: the one built from ../shared/bench/b1-bare-loop.",
+)
 @click.argument("names", nargs=-1, metavar="[B1|B1-deep|B2a|B2b|B2c|B2d|B2|B3]...")
 def bench(
     quick: bool,
@@ -499,6 +506,7 @@ def bench(
     rate: str,
     delay: str,
     duration: str | None,
+    probe: str | None,
     names: tuple[str, ...],
 ) -> int:
     """Measure the simulator on the canonical benchmarks (all, or those named).
@@ -520,9 +528,12 @@ def bench(
     except UnitError as e:
         raise BadInput(f"bench: {e}") from e
     b2 = {"n": n, "rate": rate, "delay": delay}
-    status = bench_module.main(
-        quick=quick, as_json=as_json, only=names, b2=b2, duration_s=duration_s
-    )
+    try:
+        status = bench_module.main(
+            quick=quick, as_json=as_json, only=names, b2=b2, duration_s=duration_s, probe=probe
+        )
+    except bench_module.ProbeError as e:
+        raise BadInput(f"bench: {e}") from e
     return status if isinstance(status, int) else EXIT_OK
 
 
