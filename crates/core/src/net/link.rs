@@ -243,10 +243,33 @@ impl Link {
 
     /// Does everything due at `now`; PDUs arriving at the far end go to `out`.
     pub fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
-        self.catch_up(now);
-        while let Some(p) = self.line.pop_arrived(now) {
+        if let Some(p) = self.poll_one(now) {
             out.push(p);
+            while let Some(p) = self.line.pop_arrived(now) {
+                out.push(p);
+            }
         }
+    }
+
+    /// `poll` for the common case of one arrival per event: does everything
+    /// due at `now` and returns the first PDU arriving at the far end; the
+    /// caller takes any others with `pop_arrived`.
+    #[inline]
+    pub fn poll_one(&mut self, now: Time) -> Option<Pdu> {
+        self.catch_up(now);
+        self.line.pop_arrived(now)
+    }
+
+    /// The next PDU arriving at the far end by `now`, after `poll_one`.
+    #[inline]
+    pub fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
+        self.line.pop_arrived(now)
+    }
+
+    /// Whether a PDU has arrived at the far end by `now` and not been taken.
+    #[inline]
+    pub fn has_arrived(&self, now: Time) -> bool {
+        self.line.head_arrival() <= now
     }
 
     /// Brings the transmitter up to `now`: a transmission ending now ends

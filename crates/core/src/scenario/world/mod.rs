@@ -291,9 +291,28 @@ impl World {
     }
 
     fn on_link(&mut self, l: usize) {
+        let link = &mut self.net.links[l];
+        let first = link.poll_one(self.now);
+        let to = link.to;
+        if first.is_some() && link.has_arrived(self.now) {
+            return self.on_link_arrivals(l, first);
+        }
+        self.sched.update(self.net.link_slots[l], link.poll_at());
+        self.book_link_errors(l);
+        if let Some(p) = first {
+            self.forward(to, p);
+        }
+    }
+
+    /// Several PDUs arriving at once: all are taken off the link, and its
+    /// next wake-up set, before the first is forwarded (as with one).
+    fn on_link_arrivals(&mut self, l: usize, first: Option<Pdu>) {
         let mut out = std::mem::take(&mut self.link_out);
         let link = &mut self.net.links[l];
-        link.poll(self.now, &mut out);
+        out.extend(first);
+        while let Some(p) = link.pop_arrived(self.now) {
+            out.push(p);
+        }
         let to = link.to;
         self.sched.update(self.net.link_slots[l], link.poll_at());
         self.book_link_errors(l);
