@@ -216,6 +216,7 @@ def measure(name: str, seconds: float, scenario: dict) -> dict:
         "sim_s_per_wall_s": seconds / wall,
         "drops": drops,
         "bottleneck_drops": summary.get("links.bottleneck.drops"),
+        "bottleneck_tx_packets": summary.get("links.bottleneck.tx_packets"),
         "goodput_mbps": delivered * 8 / seconds / 1e6 if delivered else None,
         "cells_in_flight_at_end": in_flight,
         "rss_at_third_mb": (rss_early or rss_end) / 2**20,
