@@ -25,9 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from satcc import _core
 from satcc.runner import Result, as_scenario
 from satcc.scenario import ScenarioError, normalised_json
@@ -217,15 +214,7 @@ def emulate(
         namespaces.remove()
         signal.signal(signal.SIGTERM, previous)
     summary = json.loads(summary_json)
-    series = {
-        name: pd.DataFrame(
-            {
-                "time_s": np.frombuffer(times, dtype="<f8").copy(),
-                "value": np.frombuffer(values, dtype="<f8").copy(),
-            }
-        )
-        for name, times, values in raw_series
-    }
+    series = {name: (times, values) for name, times, values in raw_series}
     info = {
         "satcc_version": _core.version(),
         "emulated": True,
