@@ -65,14 +65,14 @@ impl World {
     /// A PDU enters the network at `node` now, routed towards
     /// `pdu.dst_node` (to an exit there, or to any agent). Its `flow` must
     /// be one the world knows (`add_flow`).
-    pub fn inject(&mut self, node: u32, pdu: Pdu) {
+    pub fn inject(&mut self, node: u32, mut pdu: Pdu) {
         assert!(
             (pdu.flow as usize) < self.flows.len(),
             "inject: flow {} is not one of the world's (add_flow)",
             pdu.flow
         );
         self.pdus_sent += 1;
-        self.forward(node, pdu);
+        self.forward(node, &mut pdu);
     }
 
     /// An exit at `node`: PDUs addressed to the returned agent are kept

@@ -238,7 +238,7 @@ impl World {
             // The buffer puts it on the network (and counts it sent) when
             // its rate lets it go.
             Some(buffer) => {
-                self.deliver_to(buffer, p);
+                self.deliver_to(buffer, &p);
             }
             None => self.inject(from.node, p),
         }

@@ -299,8 +299,8 @@ impl World {
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
         self.book_link_errors(l);
-        if let Some(p) = first {
-            self.forward(to, p);
+        if let Some(mut p) = first {
+            self.forward(to, &mut p);
         }
     }
 
@@ -316,8 +316,8 @@ impl World {
         let to = link.to;
         self.sched.update(self.net.link_slots[l], link.poll_at());
         self.book_link_errors(l);
-        for p in out.drain(..) {
-            self.forward(to, p);
+        for mut p in out.drain(..) {
+            self.forward(to, &mut p);
         }
         self.link_out = out;
     }
@@ -381,25 +381,25 @@ impl World {
         self.outbox.truncate(mark);
     }
 
-    fn send(&mut self, via: Via, p: Pdu) {
+    fn send(&mut self, via: Via, mut p: Pdu) {
         match via {
             Via::Node(node) => {
                 self.pdus_sent += 1;
-                self.forward(node, p)
+                self.forward(node, &mut p)
             }
             // The PDU keeps its own address (where it goes after the
             // attachment has carried it).
             Via::Agent(a) => {
-                self.deliver_to(a, p);
+                self.deliver_to(a, &p);
             }
         }
     }
 
     /// Hands a PDU that is at `node` to the next link or to its receiver,
     /// or to the device that takes its flow off the network here.
-    fn forward(&mut self, node: u32, mut p: Pdu) {
+    fn forward(&mut self, node: u32, p: &mut Pdu) {
         if p.is_feedback() {
-            self.pass_ports_backward(node, &mut p);
+            self.pass_ports_backward(node, p);
         }
         if let Some(a) = self.net.nodes[node as usize].hand_off_for(p.flow) {
             // It leaves the network here, as if delivered, and keeps its
@@ -434,9 +434,9 @@ impl World {
         }
     }
 
-    fn enqueue(&mut self, l: usize, mut p: Pdu) {
+    fn enqueue(&mut self, l: usize, p: &mut Pdu) {
         if self.net.ports[l].is_some() {
-            match self.port_ingress(l, &mut p) {
+            match self.port_ingress(l, p) {
                 Admit::Pass => {}
                 Admit::Drop => {
                     self.flows[p.flow as usize].dropped += 1;
@@ -447,7 +447,7 @@ impl World {
             }
         }
         let link = &mut self.net.links[l];
-        if link.enqueue(self.now, p) != Verdict::Queued {
+        if link.enqueue(self.now, *p) != Verdict::Queued {
             self.flows[p.flow as usize].dropped += 1;
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
@@ -499,7 +499,7 @@ impl World {
     /// Hands `p` to agent `to`: the one it is addressed to, when it has
     /// reached its destination node. False when there is no such agent
     /// (any more): the PDU is dropped.
-    fn deliver_to(&mut self, to: AgentAddr, p: Pdu) -> bool {
+    fn deliver_to(&mut self, to: AgentAddr, p: &Pdu) -> bool {
         let Some(&a) = self.agents.get(to.index as usize) else {
             self.unroutable += 1;
             self.flows[p.flow as usize].dropped += 1;
@@ -511,7 +511,7 @@ impl World {
             self.flows[p.flow as usize].dropped += 1;
             return false;
         }
-        self.call(a.comp, |comp, cx| comp.on_pdu(a.port as usize, &p, cx));
+        self.call(a.comp, |comp, cx| comp.on_pdu(a.port as usize, p, cx));
         true
     }
 
