@@ -12,42 +12,14 @@ use super::capacity::CapacityProcess;
 use super::delay_line::DelayLine;
 use super::error_model::ErrorModel;
 use super::framing::Framing;
+pub use super::link_stats::LinkStats;
 use super::pdu::Pdu;
 use super::queue::{Queue, Verdict};
 use super::slot_schedule::SlotSchedule;
-use crate::engine::stats::{Histogram, TimeAverage};
 use crate::engine::{Duration, Rate, Time};
 
 /// An empty transmission-time cache: no PDU has `u32::MAX` bytes.
 const NO_TX_TIME: (u32, Duration) = (u32::MAX, Duration(0));
-
-#[derive(Clone, Debug, Default)]
-pub struct LinkStats {
-    /// PDUs offered to the link (queued, sent directly or dropped).
-    pub arrivals: u64,
-    /// Their bytes (what a DVB-RCS terminal measures for its requests).
-    pub arrival_bytes: u64,
-    pub tx_packets: u64,
-    /// Bytes on the wire, the link's framing included.
-    pub tx_bytes: u64,
-    pub drops: u64,
-    pub drops_clp: u64,
-    /// PDUs lost to bit errors or per-PDU loss.
-    pub errors: u64,
-    pub busy_ps: u64,
-    pub queue_packets: TimeAverage,
-    pub queue_bytes: TimeAverage,
-    /// Waiting plus the one in transmission.
-    pub system_packets: TimeAverage,
-    /// Time from enqueue to start of transmission, ps.
-    pub wait: Histogram,
-    /// Delivered transmissions by priority level (0 = high, e.g. ATM VBR;
-    /// 1 = low, e.g. ABR), for per-class port statistics.
-    pub tx_packets_by_priority: [u64; 2],
-    pub tx_bytes_by_priority: [u64; 2],
-    /// Largest number waiting at each priority level.
-    pub queue_max_by_priority: [u64; 2],
-}
 
 /// A fixed-rate transmission whose outcome is decided but not yet booked.
 #[derive(Copy, Clone, Debug)]
@@ -271,12 +243,6 @@ impl Link {
         self.line.pop_arrived(now)
     }
 
-    /// Whether a PDU has arrived at the far end by `now` and not been taken.
-    #[inline]
-    pub fn has_arrived(&self, now: Time) -> bool {
-        self.line.head_arrival() <= now
-    }
-
     /// Brings the transmitter up to `now`: a transmission ending now ends
     /// at the rate it was sent with, then capacity changes apply, then the
     /// next PDU starts.
@@ -354,13 +320,7 @@ impl Link {
     #[inline]
     fn book(&mut self, bytes: u32, priority: u8, lost: Option<u32>) {
         match lost {
-            None => {
-                let level = (priority as usize).min(1);
-                self.stats.tx_packets += 1;
-                self.stats.tx_bytes += bytes as u64;
-                self.stats.tx_packets_by_priority[level] += 1;
-                self.stats.tx_bytes_by_priority[level] += bytes as u64;
-            }
+            None => self.stats.sent(bytes, priority),
             Some(flow) => self.lost(flow),
         }
     }
@@ -469,13 +429,9 @@ impl Link {
     }
 
     fn note_queue(&mut self, now: Time) {
-        let n = self.queue.packets();
-        let busy = self.transmitting(now) as u64;
-        self.stats.queue_packets.set(now.ps(), n as f64);
+        let busy = self.transmitting(now);
         self.stats
-            .queue_bytes
-            .set(now.ps(), self.queue.bytes() as f64);
-        self.stats.system_packets.set(now.ps(), (n + busy) as f64);
+            .queue_changed(now, self.queue.packets(), self.queue.bytes(), busy);
     }
 
     /// Whether PDUs were lost to errors since `take_errored` last ran.

@@ -10,6 +10,7 @@ pub mod explicit_rate;
 pub mod framing;
 pub mod iface;
 pub mod link;
+pub mod link_stats;
 pub mod node;
 pub mod pdu;
 pub mod port;

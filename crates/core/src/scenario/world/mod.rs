@@ -290,36 +290,35 @@ impl World {
         }
     }
 
+    /// Everything due at link `l`. All arrivals are taken off the link,
+    /// and its next wake-up set, before the first is forwarded. Usually
+    /// one PDU arrives and stays a local; any others wait in `link_out`.
     fn on_link(&mut self, l: usize) {
         let link = &mut self.net.links[l];
         let first = link.poll_one(self.now);
         let to = link.to;
-        if first.is_some() && link.has_arrived(self.now) {
-            return self.on_link_arrivals(l, first);
+        if first.is_some() {
+            while let Some(p) = link.pop_arrived(self.now) {
+                self.link_out.push(p);
+            }
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
         self.book_link_errors(l);
         if let Some(mut p) = first {
             self.forward(to, &mut p);
+            if !self.link_out.is_empty() {
+                self.forward_rest(to);
+            }
         }
     }
 
-    /// Several PDUs arriving at once: all are taken off the link, and its
-    /// next wake-up set, before the first is forwarded (as with one).
-    fn on_link_arrivals(&mut self, l: usize, first: Option<Pdu>) {
-        let mut out = std::mem::take(&mut self.link_out);
-        let link = &mut self.net.links[l];
-        out.extend(first);
-        while let Some(p) = link.pop_arrived(self.now) {
-            out.push(p);
-        }
-        let to = link.to;
-        self.sched.update(self.net.link_slots[l], link.poll_at());
-        self.book_link_errors(l);
-        for mut p in out.drain(..) {
+    #[cold]
+    fn forward_rest(&mut self, to: u32) {
+        let mut rest = std::mem::take(&mut self.link_out);
+        for mut p in rest.drain(..) {
             self.forward(to, &mut p);
         }
-        self.link_out = out;
+        self.link_out = rest;
     }
 
     fn on_dvb_rcs(&mut self, i: usize) {

@@ -1,0 +1,82 @@
+//! What a link counts: offered, sent, dropped and errored PDUs, the time
+//! averages of its queue, and the wait before transmission. Kept by
+//! `net::link` as it runs and read by the summary, the probes and the ports.
+
+use crate::engine::stats::{Histogram, TimeAverage};
+use crate::engine::Time;
+
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// PDUs offered to the link (queued, sent directly or dropped).
+    pub arrivals: u64,
+    /// Their bytes (what a DVB-RCS terminal measures for its requests).
+    pub arrival_bytes: u64,
+    pub tx_packets: u64,
+    /// Bytes on the wire, the link's framing included.
+    pub tx_bytes: u64,
+    pub drops: u64,
+    pub drops_clp: u64,
+    /// PDUs lost to bit errors or per-PDU loss.
+    pub errors: u64,
+    pub busy_ps: u64,
+    pub queue_packets: TimeAverage,
+    pub queue_bytes: TimeAverage,
+    /// Waiting plus the one in transmission.
+    pub system_packets: TimeAverage,
+    /// Time from enqueue to start of transmission, ps.
+    pub wait: Histogram,
+    /// Delivered transmissions by priority level (0 = high, e.g. ATM VBR;
+    /// 1 = low, e.g. ABR), for per-class port statistics.
+    pub tx_packets_by_priority: [u64; 2],
+    pub tx_bytes_by_priority: [u64; 2],
+    /// Largest number waiting at each priority level.
+    pub queue_max_by_priority: [u64; 2],
+}
+
+impl LinkStats {
+    /// A transmission of `bytes` on the wire that reached the far end.
+    #[inline]
+    pub fn sent(&mut self, bytes: u32, priority: u8) {
+        let level = (priority as usize).min(1);
+        self.tx_packets += 1;
+        self.tx_bytes += u64::from(bytes);
+        self.tx_packets_by_priority[level] += 1;
+        self.tx_bytes_by_priority[level] += u64::from(bytes);
+    }
+
+    /// The queue holds `waiting` PDUs of `waiting_bytes` from `now` on,
+    /// with one more in transmission when `busy`.
+    #[inline]
+    pub fn queue_changed(&mut self, now: Time, waiting: u64, waiting_bytes: u64, busy: bool) {
+        self.queue_packets.set(now.ps(), waiting as f64);
+        self.queue_bytes.set(now.ps(), waiting_bytes as f64);
+        self.system_packets
+            .set(now.ps(), (waiting + u64::from(busy)) as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sent_counts_by_priority_level_with_low_levels_merged() {
+        let mut s = LinkStats::default();
+        s.sent(53, 0);
+        s.sent(100, 1);
+        s.sent(100, 7);
+        assert_eq!((s.tx_packets, s.tx_bytes), (3, 253));
+        assert_eq!(s.tx_packets_by_priority, [1, 2]);
+        assert_eq!(s.tx_bytes_by_priority, [53, 200]);
+    }
+
+    #[test]
+    fn the_system_counts_the_one_in_transmission() {
+        let mut s = LinkStats::default();
+        s.queue_changed(Time(0), 2, 106, true);
+        s.queue_changed(Time(10), 0, 0, false);
+        assert_eq!(s.queue_packets.mean(10), 2.0);
+        assert_eq!(s.system_packets.mean(10), 3.0);
+        assert_eq!(s.queue_bytes.mean(10), 106.0);
+    }
+}
