@@ -20,6 +20,8 @@ from satcc.units import (
     parse_size,
     parse_time,
 )
+from scenario_helpers import changed
+from scenario_helpers import refused as refusal
 
 MS = 10**9
 S = 10**12
@@ -53,16 +55,7 @@ BASE = {
 
 def scenario(**changes) -> Scenario:
     """BASE with dotted-path changes applied, e.g. scenario(**{"links.sat.rate": "1 Mbps"})."""
-    sc = Scenario.from_dict(BASE)
-    for path, value in changes.items():
-        sc.set(path, value)
-    return sc
-
-
-def refusal(sc: Scenario) -> ScenarioError:
-    with pytest.raises(ScenarioError) as caught:
-        sc.validate()
-    return caught.value
+    return changed(BASE, **changes)
 
 
 def assert_refused(sc: Scenario, path: str, *fragments: str) -> ScenarioError:

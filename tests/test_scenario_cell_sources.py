@@ -6,7 +6,8 @@ import copy
 
 import pytest
 import satcc
-from satcc.scenario import Scenario, ScenarioError
+from satcc.scenario import Scenario
+from scenario_helpers import changed, refused
 
 
 def _link(src, dst, rate, delay, detect=False):
@@ -41,16 +42,7 @@ BASE = {
 
 
 def scenario(**changes) -> Scenario:
-    sc = Scenario.from_dict(copy.deepcopy(BASE))
-    for path, value in changes.items():
-        sc.set(path, value)
-    return sc
-
-
-def refused(sc: Scenario) -> ScenarioError:
-    with pytest.raises(ScenarioError) as caught:
-        sc.validate()
-    return caught.value
+    return changed(BASE, **changes)
 
 
 def test_the_description_carries_the_theses_sources_in_core_units():

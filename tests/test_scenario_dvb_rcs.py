@@ -2,12 +2,12 @@
 # and back. The frame presets and T_q rules resolve to the core's own
 # timing; refusals name the key; a TFRC flow behind two Skyplex terminals
 # gets its Quick-Start approval and accounts for every packet.
-import copy
 
 import pytest
 import satcc
-from satcc.scenario import Scenario, ScenarioError
+from satcc.scenario import Scenario
 from satcc.scenario.dvb_rcs import frame_timing, preset_frame
+from scenario_helpers import changed, refused
 
 
 def uplink(src: str, dst: str) -> dict:
@@ -52,27 +52,11 @@ BASE = {
 
 
 def scenario(without: tuple[str, ...] = (), **changes) -> Scenario:
-    data = copy.deepcopy(BASE)
-    for path in without:
-        *parents, last = path.split(".")
-        table = data
-        for key in parents:
-            table = table[key]
-        del table[last]
-    sc = Scenario.from_dict(data)
-    for path, value in changes.items():
-        sc.set(path, value)
-    return sc
+    return changed(BASE, without, **changes)
 
 
 # up2 as an ordinary link, so that only the terminal's own key is wrong.
 PLAIN_UP2 = {"links.up2.capacity": {"type": "constant", "rate": "1 Mbps"}}
-
-
-def refused(sc: Scenario) -> ScenarioError:
-    with pytest.raises(ScenarioError) as caught:
-        sc.validate()
-    return caught.value
 
 
 def test_the_preset_is_the_papers_skyplex_frame():

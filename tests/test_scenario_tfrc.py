@@ -3,7 +3,8 @@
 # the media at the path's delay and accounts for every packet.
 import pytest
 import satcc
-from satcc.scenario import Scenario, ScenarioError
+from satcc.scenario import Scenario
+from scenario_helpers import changed, refused
 
 BASE = {
     "run": {"name": "media", "duration": "20 s", "seed": 3},
@@ -26,16 +27,7 @@ BASE = {
 
 
 def scenario(**changes) -> Scenario:
-    sc = Scenario.from_dict(BASE)
-    for path, value in changes.items():
-        sc.set(path, value)
-    return sc
-
-
-def refused(sc: Scenario) -> ScenarioError:
-    with pytest.raises(ScenarioError) as caught:
-        sc.validate()
-    return caught.value
+    return changed(BASE, **changes)
 
 
 def test_description_carries_the_flow_in_core_units():

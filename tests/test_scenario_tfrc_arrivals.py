@@ -2,12 +2,12 @@
 # from the scenario file to the core and back. Refusals name the key; a run
 # accounts for every packet its flows generated and hands over the start-up
 # profile and the window's E2ED distribution as series.
-import copy
 
 import numpy as np
 import pytest
 import satcc
-from satcc.scenario import Scenario, ScenarioError
+from satcc.scenario import Scenario
+from scenario_helpers import changed, refused
 
 BASE = {
     "run": {"name": "media-arrivals", "duration": "200 s", "seed": 2},
@@ -33,16 +33,7 @@ BASE = {
 
 
 def scenario(**changes) -> Scenario:
-    sc = Scenario.from_dict(copy.deepcopy(BASE))
-    for path, value in changes.items():
-        sc.set(path, value)
-    return sc
-
-
-def refused(sc: Scenario) -> ScenarioError:
-    with pytest.raises(ScenarioError) as caught:
-        sc.validate()
-    return caught.value
+    return changed(BASE, **changes)
 
 
 def test_description_carries_the_class_in_core_units():
