@@ -156,6 +156,65 @@ impl<P: Port> Port for PortChain<P> {
     }
 }
 
+/// Ports for tests of the mechanisms ports plug into (here and in the
+/// world's port dispatch).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use crate::engine::Duration;
+    use std::collections::VecDeque;
+
+    /// Holds up to `limit` PDUs, drops the rest, and releases one per `gap`.
+    pub struct Spacer {
+        gap: Duration,
+        limit: usize,
+        held: VecDeque<Pdu>,
+        next: Time,
+    }
+
+    impl Spacer {
+        pub fn new(gap: Duration, limit: usize) -> Spacer {
+            Spacer {
+                gap,
+                limit,
+                held: VecDeque::new(),
+                next: Time::ZERO,
+            }
+        }
+    }
+
+    impl Port for Spacer {
+        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+            if self.held.len() >= self.limit {
+                return Admit::Drop;
+            }
+            self.held.push_back(*pdu);
+            Admit::Hold
+        }
+
+        fn poll_at(&self) -> Time {
+            if self.held.is_empty() {
+                Time::NEVER
+            } else {
+                self.next
+            }
+        }
+
+        fn poll(&mut self, cx: &mut PortCx<'_>) {
+            if cx.now >= self.next {
+                if let Some(p) = self.held.pop_front() {
+                    cx.release.push(p);
+                    self.next = cx.now + self.gap;
+                }
+            }
+        }
+
+        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+            self.held.iter().for_each(f);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,37 +223,7 @@ mod tests {
     use crate::net::error_model::ErrorModel;
     use crate::net::iface::Outbox;
     use crate::net::queue::{Limit, Queue};
-    use std::collections::VecDeque;
-
-    /// Holds every PDU and releases one per `gap`.
-    struct Spacer {
-        gap: Duration,
-        held: VecDeque<Pdu>,
-        next: Time,
-    }
-
-    impl Port for Spacer {
-        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
-            self.held.push_back(*pdu);
-            Admit::Hold
-        }
-        fn poll_at(&self) -> Time {
-            if self.held.is_empty() {
-                Time::NEVER
-            } else {
-                self.next
-            }
-        }
-        fn poll(&mut self, cx: &mut PortCx<'_>) {
-            if let Some(p) = self.held.pop_front() {
-                cx.release.push(p);
-                self.next = cx.now + self.gap;
-            }
-        }
-        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
-            self.held.iter().for_each(f);
-        }
-    }
+    use testing::Spacer;
 
     /// Drops odd sequence numbers, marks the rest and counts what it saw.
     #[derive(Default)]
@@ -257,11 +286,7 @@ mod tests {
         let mut out = Outbox::default();
         let (mut release, mut discarded) = (vec![], vec![]);
         let mut chain = PortChain::new(vec![
-            Stage::Spacer(Spacer {
-                gap: Duration::from_millis(1),
-                held: VecDeque::new(),
-                next: Time::ZERO,
-            }),
+            Stage::Spacer(Spacer::new(Duration::from_millis(1), usize::MAX)),
             Stage::Dropper(OddDropper::default()),
         ]);
         let mut cx = PortCx {

@@ -311,47 +311,9 @@ impl Port for PortKind {
 mod tests {
     use super::*;
     use crate::engine::Duration;
+    use crate::net::port::testing::Spacer;
     use crate::scenario::world::{Owner, World};
     use crate::scenario::{summary, ScenarioBuilder};
-    use std::collections::VecDeque;
-
-    struct Spacer {
-        gap: Duration,
-        limit: usize,
-        held: VecDeque<Pdu>,
-        next: Time,
-    }
-
-    impl Port for Spacer {
-        fn ingress(&mut self, _cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
-            if self.held.len() >= self.limit {
-                return Admit::Drop;
-            }
-            self.held.push_back(*pdu);
-            Admit::Hold
-        }
-
-        fn poll_at(&self) -> Time {
-            if self.held.is_empty() {
-                Time::NEVER
-            } else {
-                self.next
-            }
-        }
-
-        fn poll(&mut self, cx: &mut PortCx<'_>) {
-            if cx.now >= self.next {
-                if let Some(p) = self.held.pop_front() {
-                    cx.release.push(p);
-                    self.next = cx.now + self.gap;
-                }
-            }
-        }
-
-        fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
-            self.held.iter().for_each(f);
-        }
-    }
 
     /// Puts `port` at the input of link `l`, with its timer.
     fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
@@ -374,12 +336,7 @@ mod tests {
             .probe("rate", "sink", "rx", "throughput_bps")
             .build();
         let mut w = World::build(&d).unwrap();
-        let spacer = Spacer {
-            gap: Duration::from_millis(8),
-            limit: 10,
-            held: VecDeque::new(),
-            next: Time::ZERO,
-        };
+        let spacer = Spacer::new(Duration::from_millis(8), 10);
         set_port(&mut w, 0, Box::new(spacer));
         w.run();
         let s = summary::summarise(&w);
