@@ -223,7 +223,7 @@ impl BlockResult {
     pub fn transfer_time_s(&self) -> f64 {
         match self.report {
             Report::Mean => self.exchange_mean_s(),
-            Report::MinTrial if self.trials.n > 0 => self.trials.min,
+            Report::MinTrial if self.trials.tally.n > 0 => self.trials.tally.min,
             Report::MinTrial => f64::NAN,
         }
     }
@@ -482,7 +482,7 @@ mod tests {
         // 1.7), (0.6, 0.6). Trial means one way: 0.25, 0.55, 0.3.
         let rts = [0.5, 0.5, 0.5, 1.7, 0.6, 0.6];
         let b = block(Report::MinTrial, 2, &rts);
-        assert_eq!(b.trials.n, 3);
+        assert_eq!(b.trials.tally.n, 3);
         assert!(close(b.transfer_time_s(), 0.25));
         // NetPIPE's t2/TRIALS - (t1/TRIALS)^2 over 0.25, 0.55, 0.3:
         // mean 1.1/3, variance (0.0625 + 0.3025 + 0.09)/3 - (1.1/3)^2.
@@ -498,7 +498,7 @@ mod tests {
     #[test]
     fn an_incomplete_trial_is_not_reported() {
         let b = block(Report::MinTrial, 3, &[0.4, 0.4, 0.4, 0.2, 0.2]);
-        assert_eq!((b.trials.n, b.round_trips.n), (1, 5));
+        assert_eq!((b.trials.tally.n, b.round_trips.tally.n), (1, 5));
         assert!(close(b.transfer_time_s(), 0.2));
         assert_eq!(b.transfer_time_var_s2(), 0.0);
         let none = block(Report::MinTrial, 3, &[0.4, 0.4]);
@@ -542,7 +542,7 @@ mod tests {
             assert!(r.transfer_time_var_s2().abs() < 1e-15);
         }
         // 3 at first; then ceil(0.25 / 0.100001) = 3; ceil(0.25 / 0.101) = 3.
-        assert!(np.results.iter().all(|r| r.round_trips.n == 3));
+        assert!(np.results.iter().all(|r| r.round_trips.tally.n == 3));
     }
 
     #[test]
@@ -569,7 +569,7 @@ mod tests {
     fn fast_sizes_get_more_repetitions() {
         let mut np = NetPipe::new(cfg(vec![1, 2, 3]));
         drive(&mut np, |_, _| 0.01);
-        let reps: Vec<u64> = np.results.iter().map(|r| r.round_trips.n).collect();
+        let reps: Vec<u64> = np.results.iter().map(|r| r.round_trips.tally.n).collect();
         assert_eq!(reps, vec![3, 25, 25]);
     }
 
@@ -579,11 +579,14 @@ mod tests {
         c.latency_repetitions = 100;
         let mut np = NetPipe::new(c);
         drive(&mut np, |_, _| 0.008);
-        assert_eq!(np.latency.n, 100);
+        assert_eq!(np.latency.tally.n, 100);
         assert!((np.latency_s() - 0.008).abs() < 1e-12);
         // floor(0.25 / 0.008) = 31 exchanges in each of 7 trials.
         for r in &np.results {
-            assert_eq!((r.repetitions, r.trials.n, r.round_trips.n), (31, 7, 217));
+            assert_eq!(
+                (r.repetitions, r.trials.tally.n, r.round_trips.tally.n),
+                (31, 7, 217)
+            );
             assert!((r.transfer_time_s() - 0.008).abs() < 1e-12);
         }
     }
@@ -598,9 +601,9 @@ mod tests {
         // Transfers 0..27 are the first size's 14 exchanges.
         drive(&mut np, |k, _| if k == 32 || k == 33 { 1.2 } else { 0.2 });
         let slow = &np.results[1];
-        assert_eq!(slow.trials.n, 2);
+        assert_eq!(slow.trials.tally.n, 2);
         assert!(close(slow.transfer_time_s(), 0.2));
-        assert!(close(slow.trials.max, (6.0 * 0.2 + 1.2) / 7.0));
+        assert!(close(slow.trials.tally.max, (6.0 * 0.2 + 1.2) / 7.0));
         assert!(close(slow.exchange_mean_s(), (13.0 * 0.2 + 1.2) / 14.0));
     }
 

@@ -44,13 +44,11 @@ impl Entry {
 /// component's next wake-up: here the new entry sifts down from registers
 /// ("hole" moves) instead of being written through `peek_mut` and read
 /// back. On B1 this is about 3 % faster than std's heap; four or eight
-/// children per node were slower (BENCHMARKS.md).
+/// children per node, and a radix heap, were slower (BENCHMARKS.md).
 #[derive(Default)]
 struct Heap {
     v: Vec<Entry>,
 }
-
-const ARITY: usize = 2;
 
 impl Heap {
     fn len(&self) -> usize {
@@ -86,7 +84,7 @@ impl Heap {
     #[inline]
     fn sift_up(&mut self, mut pos: usize, e: Entry) {
         while pos > 0 {
-            let parent = (pos - 1) / ARITY;
+            let parent = (pos - 1) / 2;
             let p = self.v[parent];
             if !e.before(&p) {
                 break;
@@ -102,20 +100,17 @@ impl Heap {
     fn sift_down(&mut self, mut pos: usize, e: Entry) {
         let n = self.v.len();
         loop {
-            let first = ARITY * pos + 1;
+            let first = 2 * pos + 1;
             if first >= n {
                 break;
             }
-            let end = (first + ARITY).min(n);
-            let mut best = first;
-            let mut b = self.v[first];
-            for i in first + 1..end {
-                let c = self.v[i];
-                if c.before(&b) {
-                    best = i;
-                    b = c;
-                }
-            }
+            let second = first + 1;
+            let best = if second < n && self.v[second].before(&self.v[first]) {
+                second
+            } else {
+                first
+            };
+            let b = self.v[best];
             if !b.before(&e) {
                 break;
             }

@@ -59,84 +59,59 @@ impl TimeAverage {
     }
 }
 
-/// Count, sum, min, max and variance of a sample.
-#[derive(Clone, Debug)]
+/// Count, sum, min, max and variance of a sample: a `Tally` plus Welford's
+/// running mean and sum of squared deviations. A variance from sum and sum
+/// of squares would cancel catastrophically for the near-equal transfer
+/// times of a lossless ping-pong.
+#[derive(Clone, Debug, Default)]
 pub struct Summary {
-    pub n: u64,
-    pub sum: f64,
-    pub min: f64,
-    pub max: f64,
-    /// Welford's running mean and sum of squared deviations: a variance
-    /// from sum and sum of squares would cancel catastrophically for the
-    /// near-equal transfer times of a lossless ping-pong.
+    pub tally: Tally,
     mean: f64,
     m2: f64,
 }
 
-impl Default for Summary {
-    fn default() -> Summary {
-        Summary {
-            n: 0,
-            sum: 0.0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            mean: 0.0,
-            m2: 0.0,
-        }
-    }
-}
-
 impl Summary {
     pub fn add(&mut self, x: f64) {
-        self.n += 1;
-        self.sum += x;
-        self.min = self.min.min(x);
-        self.max = self.max.max(x);
+        self.tally.add(x);
         let d = x - self.mean;
-        self.mean += d / self.n as f64;
+        self.mean += d / self.tally.n as f64;
         self.m2 += d * (x - self.mean);
     }
 
     /// Sample variance (n - 1 in the denominator); NaN below two values.
     pub fn variance(&self) -> f64 {
-        if self.n < 2 {
+        if self.tally.n < 2 {
             f64::NAN
         } else {
-            self.m2 / (self.n - 1) as f64
+            self.m2 / (self.tally.n - 1) as f64
         }
     }
     /// Population variance (n in the denominator): the spread of the
     /// values themselves rather than an estimate for a wider population;
     /// 0 for one value, NaN for none.
     pub fn population_variance(&self) -> f64 {
-        if self.n == 0 {
+        if self.tally.n == 0 {
             f64::NAN
         } else {
-            self.m2 / self.n as f64
+            self.m2 / self.tally.n as f64
         }
     }
     pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            f64::NAN
-        } else {
-            self.sum / self.n as f64
-        }
+        self.tally.mean()
     }
 
     /// Adds another sample's figures, as if its values had been added
     /// here (Chan, Golub and LeVeque's pairwise update of the variance).
     pub fn merge(&mut self, o: &Summary) {
-        if o.n == 0 {
+        if o.tally.n == 0 {
             return;
         }
-        let n = self.n + o.n;
+        let (n1, n2) = (self.tally.n as f64, o.tally.n as f64);
+        let n = n1 + n2;
         let d = o.mean - self.mean;
-        self.m2 += o.m2 + d * d * (self.n as f64) * (o.n as f64) / n as f64;
-        self.mean += d * o.n as f64 / n as f64;
-        self.n = n;
-        self.sum += o.sum;
-        self.min = self.min.min(o.min);
-        self.max = self.max.max(o.max);
+        self.m2 += o.m2 + d * d * n1 * n2 / n;
+        self.mean += d * n2 / n;
+        self.tally.merge(&o.tally);
     }
 }
 
@@ -418,7 +393,7 @@ mod tests {
             sall.add(v as f64);
         }
         sa.merge(&sb);
-        assert_eq!(sa.n, sall.n);
+        assert_eq!(sa.tally.n, sall.tally.n);
         assert!((sa.mean() - sall.mean()).abs() < 1e-9);
         let rel = (sa.variance() - sall.variance()).abs() / sall.variance();
         assert!(rel < 1e-12, "variance off by {rel}");

@@ -339,7 +339,7 @@ impl CellSource {
             files.merge(&m.stats.files);
             factor.merge(&m.stats.rate_factor);
         }
-        put(s, key("files_completed"), files.n);
+        put(s, key("files_completed"), files.tally.n);
         put(s, key("file_time_mean_s"), num(files.mean()));
         put(s, key("rate_factor_mean"), num(factor.mean()));
     }

@@ -22,7 +22,7 @@ pub fn summarise(s: &mut Summary, prefix: &str, np: &NetPipe) {
         let q = format!("{prefix}netpipe.block_{:09}.", r.bytes);
         let t = r.transfer_time_s();
         put(s, q.clone() + "bytes", r.bytes);
-        put(s, q.clone() + "repetitions", r.round_trips.n);
+        put(s, q.clone() + "repetitions", r.round_trips.tally.n);
         put(s, q.clone() + "transfer_time_s", num(t));
         put(
             s,
@@ -35,7 +35,7 @@ pub fn summarise(s: &mut Summary, prefix: &str, np: &NetPipe) {
             num(r.bytes as f64 * 8.0 / t),
         );
         if trials {
-            put(s, q.clone() + "trials", r.trials.n);
+            put(s, q.clone() + "trials", r.trials.tally.n);
             put(s, q.clone() + "repetitions_per_trial", r.repetitions);
             let mean = r.exchange_mean_s();
             put(s, q.clone() + "exchanges_transfer_time_mean_s", num(mean));

@@ -239,8 +239,8 @@ impl TcpConn {
         let times = &self.app.transaction_times;
         put(s, key("transaction_time_mean_s"), num(times.mean()));
         put(s, key("transaction_time_var_s2"), num(times.variance()));
-        let (min, max) = if times.n > 0 {
-            (times.min, times.max)
+        let (min, max) = if times.tally.n > 0 {
+            (times.tally.min, times.tally.max)
         } else {
             (f64::NAN, f64::NAN)
         };
