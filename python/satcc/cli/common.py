@@ -1,0 +1,104 @@
+# What the commands share: exit statuses, the bad-input error, notes and
+# errors on stderr, and loading a scenario with its --set assignments.
+
+from __future__ import annotations
+
+import signal
+import sys
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+EXIT_READER_GONE = 128 + signal.SIGPIPE
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class BadInput(click.ClickException):
+    """The user's input is wrong (exit status 2), as opposed to satcc failing."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+@contextmanager
+def input_errors() -> Iterator[None]:
+    """Turn scenario errors into BadInput; any other exception stays internal."""
+    from satcc.scenario import ScenarioError
+
+    try:
+        yield
+    except ScenarioError as e:
+        raise BadInput(str(e)) from e
+
+
+def progress_wanted(quiet: bool) -> bool:
+    # A progress bar on a pipe or in a CI log is noise.
+    return not quiet and sys.stderr.isatty()
+
+
+def note(message: str, quiet: bool) -> None:
+    if not quiet:
+        click.echo(message, err=True)
+
+
+def print_error(message: str) -> None:
+    click.echo(f"{click.style('error', fg='red', bold=True)}: {message}", err=True)
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# ---------------------------------------------------------------------------
+# Scenario loading and --set
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """KEY=VALUE -> (key, value); VALUE is a TOML value when it parses as one
+    (3, 0.5, true, "x", [..], {..}), otherwise the plain string ("4 Mbps")."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise BadInput(
+            f"bad --set {text!r}: expected KEY=VALUE, e.g. --set 'links.sat.rate=4 Mbps'"
+        )
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    except RecursionError:
+        raise BadInput(
+            f"bad --set {key}: the value is nested too deeply (arrays or inline tables)"
+        ) from None
+    return key, value
+
+
+def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
+    """Load a scenario file and apply --set assignments (not yet validated)."""
+    from satcc import scenario as scenario_module
+
+    if not file.exists():
+        raise BadInput(f"{file}: no such file")
+    if not file.is_file():
+        raise BadInput(f"{file}: not a file")
+    with input_errors():
+        scenario = scenario_module.load(file)
+        for text in assignments:
+            key, value = parse_assignment(text)
+            scenario.set(key, value)
+    return scenario
+
+
+SET_HELP = (
+    "Override one scenario value before validation, e.g. --set 'links.sat.rate=4 Mbps'. "
+    "VALUE is read as TOML when it is valid TOML (3, 0.5, true, [..], {..}), else as text. "
+    "Repeatable."
+)
