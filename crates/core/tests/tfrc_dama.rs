@@ -8,13 +8,15 @@
 //! lowers the worst E2ED, QSD with T_q,opt lowers it further; no uplink
 //! queue overflows; every packet is accounted for.
 
-use satcc_core::engine::Duration;
+use satcc_core::apps::media::MediaConfig;
+use satcc_core::engine::{Duration, Time};
 use satcc_core::net::capacity::CapacityConfig;
 use satcc_core::net::queue::{Limit, QueueConfig};
 use satcc_core::satmac::{DamaConfig, FrameConfig, Ncc, QsAgentConfig, Skyplex};
 use satcc_core::scenario::world::dvb_rcs::{DvbRcsDesc, TerminalDesc};
+use satcc_core::scenario::world::tfrc_arrivals::{FlowDuration, TfrcArrivalsDesc};
 use satcc_core::scenario::{summary, ScenarioBuilder, World};
-use satcc_core::transport::tfrc::Revision;
+use satcc_core::transport::tfrc::{Revision, TfrcConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Qs {
@@ -47,7 +49,8 @@ fn channel(size: Skyplex, qs: Qs) -> DvbRcsDesc {
     }
 }
 
-fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
+/// Host h1 behind terminal t1, h2 behind t2, on one Skyplex channel.
+fn mesh(size: Skyplex, qs: Qs, seconds: f64) -> ScenarioBuilder {
     let ch = channel(size, qs);
     let runs = Ncc::new(ch.frame.clone(), ch.dama.clone(), 2).initial_runs();
     let tp = ch.frame.propagation.as_secs_f64();
@@ -61,7 +64,7 @@ fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
         limit: Limit::Packets(1000),
     };
     let q2 = queue.clone();
-    let d = ScenarioBuilder::new("tfrc-dama", seconds)
+    ScenarioBuilder::new("tfrc-dama", seconds)
         .host("h1")
         .router("t1")
         .router("t2")
@@ -78,11 +81,15 @@ fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
         })
         .link("lan2", "t2", "h2", 100e6, 0.0)
         .link("lan2r", "h2", "t2", 100e6, 0.0)
+        .with(|d| d.dvb_rcs.push(ch))
+}
+
+fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
+    let d = mesh(size, qs, seconds)
         .tfrc_with("v", "h1", "h2", 256_000.0, 1316, |t| {
             t.config.revision = Revision::Rfc3448;
             t.config.quick_start_bps = (qs != Qs::Off).then_some(320_000.0);
         })
-        .with(|d| d.dvb_rcs.push(ch))
         .build();
     let mut w = World::build(&d).unwrap();
     w.run();
@@ -146,4 +153,60 @@ fn a_link_naming_a_channel_that_does_not_use_it_is_refused() {
         .build();
     let err = World::build(&d).err().expect("refused").0;
     assert!(err.contains("links.ab") && err.contains("\"rl\""), "{err}");
+}
+
+/// Two flows of one class of media arrivals through one terminal with QSD:
+/// while the later flow's QS-Request is held T_q, only that flow's packets
+/// wait behind it, never the earlier flow's. (Flows of a class once shared
+/// one flow id, so every packet of the class through the terminal waited.)
+#[test]
+fn qsd_holds_only_the_requesting_flow_of_a_class() {
+    let frame = FrameConfig::skyplex(Skyplex::Large);
+    let tq = frame.tq_max();
+    let mut judged = 0;
+    for seed in 1..=12 {
+        let d = mesh(Skyplex::Large, Qs::Qsd(tq), 60.0)
+            .with(|d| {
+                d.seed = seed;
+                d.tfrc_arrivals.push(TfrcArrivalsDesc {
+                    name: "video".into(),
+                    hosts: vec!["h1".into(), "h2".into()],
+                    rate_per_s: 0.1,
+                    duration: FlowDuration::Constant {
+                        duration: Duration::from_secs_f64(50.0),
+                    },
+                    media: MediaConfig {
+                        rate_bps: 64_000.0,
+                        buffer_packets: 1000,
+                        duration: None,
+                    },
+                    tolerable_delay: None,
+                    start_ps: Time::ZERO,
+                    stop_ps: None,
+                    max_flows: Some(2),
+                    window: Duration::from_secs_f64(30.0),
+                    step: Duration::from_secs_f64(1.0),
+                    linger: Duration::from_secs_f64(30.0),
+                    config: TfrcConfig {
+                        quick_start_bps: Some(80_000.0),
+                        ..TfrcConfig::new(512)
+                    },
+                })
+            })
+            .build();
+        let mut w = World::build(&d).unwrap();
+        w.run();
+        let s = summary::summarise(&w);
+        assert_eq!(f(&s, "run.pdus_unaccounted"), 0.0);
+        if f(&s, "links.up1.quick_start.requests") < 2.0 {
+            continue; // the two flows went different ways
+        }
+        judged += 1;
+        assert_eq!(f(&s, "links.up1.quick_start.held"), 2.0);
+        // Before its first report a flow sends a packet every second or
+        // slower: a held request has at most two of its own behind it.
+        let behind = f(&s, "links.up1.quick_start.held_behind");
+        assert!(behind <= 4.0, "seed {seed}: {behind} packets held behind");
+    }
+    assert!(judged > 0, "no seed sent both flows through t1");
 }

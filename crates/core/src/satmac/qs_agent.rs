@@ -150,6 +150,8 @@ pub struct QsPort {
     pub agent: QsAgent,
     /// Held packets and when each may go, in arrival order.
     held: VecDeque<(Time, Pdu)>,
+    /// Packets held only because an earlier packet of their flow was.
+    pub held_behind: u64,
 }
 
 impl QsPort {
@@ -157,6 +159,7 @@ impl QsPort {
         QsPort {
             agent,
             held: VecDeque::new(),
+            held_behind: 0,
         }
     }
 
@@ -169,6 +172,7 @@ impl Port for QsPort {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         if let Some(&(release, _)) = self.held.iter().rev().find(|(_, p)| p.flow == pdu.flow) {
             self.held.push_back((release, *pdu));
+            self.held_behind += 1;
             return Admit::Hold;
         }
         let Header::TfrcData(h) = &mut pdu.header else {
@@ -262,6 +266,69 @@ mod tests {
         assert!(!opt.approved());
         assert_eq!(a.take_for_dama(), 0.0);
         assert_eq!(a.refusals(), 1);
+    }
+
+    fn data(flow: u32, seq: u64, qs: QsOption) -> Pdu {
+        Pdu {
+            flow,
+            seq,
+            header: Header::TfrcData(crate::net::TfrcData {
+                qs,
+                ..Default::default()
+            }),
+            ..Pdu::default()
+        }
+    }
+
+    #[test]
+    fn qsd_holds_the_requesting_flow_and_lets_others_pass() {
+        use crate::engine::RngStream;
+        use crate::net::capacity::CapacityProcess;
+        use crate::net::error_model::ErrorModel;
+        use crate::net::iface::Outbox;
+        use crate::net::queue::{Limit, Queue};
+        use crate::net::Link;
+        let tq = Duration::from_millis(500);
+        let cfg = QsAgentConfig {
+            qsd: true,
+            tq,
+            ..QsAgentConfig::default()
+        };
+        let mut port = QsPort::new(QsAgent::new(&cfg, &large()));
+        let link = Link::new(
+            0,
+            1,
+            Queue::drop_tail(Limit::Packets(10)),
+            CapacityProcess::constant(1e6),
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+            Duration::ZERO,
+        );
+        let (mut out, mut release, mut discarded) = (Outbox::default(), vec![], vec![]);
+        let mut cx = PortCx {
+            now: Time::ZERO,
+            link: &link,
+            out: &mut out,
+            release: &mut release,
+            discarded: &mut discarded,
+        };
+        // Flow 7 asks; flow 9 (another flow through the terminal) and
+        // flow 7's next packet follow while the request is held.
+        let mut ask = data(7, 0, QsOption::request(320_000.0));
+        assert_eq!(port.ingress(&mut cx, &mut ask), Admit::Hold);
+        cx.now = Time(1_000);
+        assert_eq!(
+            port.ingress(&mut cx, &mut data(9, 40, QsOption::default())),
+            Admit::Pass
+        );
+        assert_eq!(
+            port.ingress(&mut cx, &mut data(7, 1, QsOption::default())),
+            Admit::Hold
+        );
+        assert_eq!((port.held_now(), port.held_behind), (2, 1));
+        cx.now = Time(tq.ps());
+        port.poll(&mut cx);
+        let seqs: Vec<_> = cx.release.iter().map(|p| (p.flow, p.seq)).collect();
+        assert_eq!(seqs, vec![(7, 0), (7, 1)], "released in order, at T_q");
     }
 
     #[test]

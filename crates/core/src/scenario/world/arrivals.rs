@@ -12,6 +12,7 @@
 
 use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx, Spawn, View};
+use super::flow_pool::FlowPool;
 use super::tcp::TcpConn;
 use crate::apps::tcp_app::AppKind;
 use crate::engine::stats::{Histogram, Summary as Stats};
@@ -107,9 +108,8 @@ pub struct FlowArrivals {
     pub config: TcpConfig,
     /// [client, server] nodes.
     pub nodes: [u32; 2],
-    /// Flow ids of the class's forward and reverse directions: every flow
-    /// of the class carries them, so drops are booked per class.
-    pub flow: u32,
+    /// Each live flow's own pair of flow ids (data, ACKs).
+    flows: FlowPool,
     size: FlowSize,
     mean_gap_ps: f64,
     stop: Time,
@@ -128,12 +128,12 @@ pub struct FlowArrivals {
 }
 
 impl FlowArrivals {
-    pub fn new(d: &ArrivalsDesc, nodes: [u32; 2], flow: u32, rng: RngStream) -> FlowArrivals {
+    pub fn new(d: &ArrivalsDesc, nodes: [u32; 2], rng: RngStream) -> FlowArrivals {
         FlowArrivals {
             name: d.name.clone(),
             config: d.config.clone(),
             nodes,
-            flow,
+            flows: FlowPool::default(),
             size: d.size.clone(),
             mean_gap_ps: 1e12 / d.rate_per_s,
             stop: d.stop_ps.unwrap_or(Time::NEVER),
@@ -170,7 +170,8 @@ impl FlowArrivals {
             return;
         }
         let bytes = self.size.draw(&mut self.rng);
-        cx.spawn.push(Spawn::TcpFlow { bytes });
+        let flow = self.flows.take(cx.flows);
+        cx.spawn.push(Spawn::TcpFlow { bytes, flow });
         self.started += 1;
         self.active_max = self.active_max.max(self.started - self.completed);
         let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
@@ -178,15 +179,16 @@ impl FlowArrivals {
     }
 
     /// The connection of a flow this class asked for (`Spawn::TcpFlow`),
-    /// starting now; `me` is this class's component id.
-    pub fn flow(&self, me: u32, now: Time, bytes: u64) -> TcpConn {
+    /// starting now over its own `flow` ids; `me` is this class's
+    /// component id.
+    pub fn flow(&self, me: u32, now: Time, bytes: u64, flow: u32) -> TcpConn {
         let mut conn = TcpConn::new(
             String::new(),
             &self.config,
             AppKind::Bulk { bytes: Some(bytes) },
             self.nodes,
             now,
-            self.flow,
+            flow,
             direct(self.nodes),
         );
         conn.class = Some(me);
@@ -196,6 +198,7 @@ impl FlowArrivals {
     /// One of the class's flows delivered everything and is released.
     pub fn on_flow_ended(&mut self, t: &TcpConn, now: Time) {
         self.completed += 1;
+        self.flows.release(t.flow);
         let done = t.app.completed_at.unwrap_or(now);
         let took = done.since(t.start);
         let delivered = t.sockets[1].delivered;
@@ -242,12 +245,8 @@ impl FlowArrivals {
         );
         put(s, key("retransmissions"), self.retransmissions);
         put(s, key("timeouts"), self.timeouts);
-        let f = self.flow as usize;
-        put(
-            s,
-            key("segments_dropped"),
-            view.flows[f].dropped + view.flows[f + 1].dropped,
-        );
+        let (data, acks) = self.flows.total(view.flows, |f| f.dropped);
+        put(s, key("segments_dropped"), data + acks);
     }
 }
 
@@ -259,9 +258,8 @@ impl Builder<'_> {
             let at = at("arrivals", &a.name);
             checked(a.check(), &at)?;
             let nodes = [self.node(&a.src_node, &at)?, self.node(&a.dst_node, &at)?];
-            let flow = self.w.new_flows(2);
             let rng = RngStream::new(self.d.seed, &at);
-            let class = FlowArrivals::new(a, nodes, flow, rng);
+            let class = FlowArrivals::new(a, nodes, rng);
             ids.push(self.w.add(Component::Arrivals(Box::new(class))));
         }
         Ok(ids)

@@ -8,7 +8,6 @@
 
 use super::component::Component;
 use super::{Net, StopCondition, World};
-use crate::apps::FlowRecord;
 use crate::engine::{Duration, Scheduler, Time};
 use crate::net::{Iface, Port};
 use crate::scenario::description::{Description, StopWhen};
@@ -197,10 +196,7 @@ impl World {
 
     /// `n` new flow ids; returns the first.
     pub(super) fn new_flows(&mut self, n: usize) -> u32 {
-        let first = self.flows.len() as u32;
-        self.flows
-            .extend(std::iter::repeat_with(FlowRecord::default).take(n));
-        first
+        super::flow_pool::new_flow_ids(&mut self.flows, n)
     }
 }
 

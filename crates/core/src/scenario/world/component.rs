@@ -31,8 +31,9 @@ pub struct Ctx<'a> {
     pub now: Time,
     /// What the component sends; the world forwards it after the call.
     pub out: &'a mut Outbox,
-    /// Per-flow records, by flow id (a sink books deliveries in them).
-    pub flows: &'a mut [FlowRecord],
+    /// Per-flow records, by flow id (a sink books deliveries in them; a
+    /// class of arrivals adds records for its flows).
+    pub flows: &'a mut Vec<FlowRecord>,
     /// Components to create now (a flow arriving during the run).
     pub spawn: &'a mut Vec<Spawn>,
     /// Set when the component's work is done: the world releases it.
@@ -43,14 +44,16 @@ pub struct Ctx<'a> {
 /// it (`build::spawned`) and makes its parent the one that asked.
 #[derive(Clone, Debug)]
 pub enum Spawn {
-    /// A TCP flow of a class of flow arrivals: its size in bytes.
-    TcpFlow { bytes: u64 },
+    /// A TCP flow of a class of flow arrivals: its size in bytes and its
+    /// own pair of flow ids (`flow_pool`).
+    TcpFlow { bytes: u64, flow: u32 },
     /// A media flow of a class of media arrivals: its hosts (indices into
-    /// the class's) and how long its encoder runs.
+    /// the class's), how long its encoder runs and its own flow ids.
     TfrcFlow {
         src: u32,
         dst: u32,
         duration: crate::engine::Duration,
+        flow: u32,
     },
 }
 
@@ -230,12 +233,24 @@ impl Component {
     /// for, starting at `now`.
     pub fn spawned(&self, me: u32, now: Time, s: Spawn) -> Component {
         match (self, s) {
-            (Component::Arrivals(a), Spawn::TcpFlow { bytes }) => {
-                Component::Tcp(Box::new(a.flow(me, now, bytes)))
+            (Component::Arrivals(a), Spawn::TcpFlow { bytes, flow }) => {
+                Component::Tcp(Box::new(a.flow(me, now, bytes, flow)))
             }
-            (Component::TfrcArrivals(a), Spawn::TfrcFlow { src, dst, duration }) => {
-                Component::Tfrc(Box::new(a.flow_between(me, now, src, dst, duration)))
-            }
+            (
+                Component::TfrcArrivals(a),
+                Spawn::TfrcFlow {
+                    src,
+                    dst,
+                    duration,
+                    flow,
+                },
+            ) => Component::Tfrc(Box::new(a.flow_between(
+                me,
+                now,
+                [src, dst],
+                duration,
+                flow,
+            ))),
             _ => unreachable!("only a class of flow arrivals spawns components"),
         }
     }

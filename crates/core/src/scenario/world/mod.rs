@@ -23,6 +23,7 @@ pub mod component;
 pub mod driver;
 pub mod dvb_rcs;
 pub mod emulated;
+pub mod flow_pool;
 pub mod links;
 pub mod netpipe;
 pub mod ports;

@@ -117,6 +117,7 @@ impl PortKind {
                 put(s, format!("{p}quick_start.approvals"), a.approvals());
                 put(s, format!("{p}quick_start.refusals"), a.refusals());
                 put(s, format!("{p}quick_start.held"), a.held);
+                put(s, format!("{p}quick_start.held_behind"), q.held_behind);
                 put(s, format!("{p}quick_start.free_bps"), num(a.free_bps()));
             }
             PortKind::Upc(u) => summarise_upc(u, s, p),

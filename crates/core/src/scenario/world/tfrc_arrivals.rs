@@ -2,8 +2,9 @@
 //! arriving as a Poisson process, each between two hosts drawn at random
 //! from the class's hosts, each with an encoder running for a drawn
 //! duration (exponential in the tfrc-dama paper's aggregated scenario,
-//! section 4 and Table II). Each flow is a TFRC flow of its own, created
-//! when it arrives and released once it is over; the class keeps the
+//! section 4 and Table II). Each flow is a TFRC flow of its own, with its
+//! own flow ids (`flow_pool`), created when it arrives and released once
+//! it is over; the class keeps the
 //! figures of all of them: packets generated, lost to transmit-buffer
 //! overflow, late at the de-jitter point, the E2ED of every packet and of
 //! the packets of each flow's first `window` (Fig. 9), and the start-up
@@ -13,6 +14,7 @@
 
 use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx, Spawn, View};
+use super::flow_pool::FlowPool;
 use super::tfrc::{TfrcDesc, TfrcFlow};
 use crate::apps::media::MediaConfig;
 use crate::engine::stats::Histogram;
@@ -177,8 +179,8 @@ pub struct TfrcArrivals {
     pub name: String,
     d: TfrcArrivalsDesc,
     hosts: Vec<u32>,
-    /// Flow ids of the class's data and reports, shared by its flows.
-    pub flow: u32,
+    /// Each live flow's own pair of flow ids (data, reports).
+    flows: FlowPool,
     mean_gap_ps: f64,
     stop: Time,
     next: Time,
@@ -190,13 +192,13 @@ pub struct TfrcArrivals {
 }
 
 impl TfrcArrivals {
-    pub fn new(d: &TfrcArrivalsDesc, hosts: Vec<u32>, flow: u32, rng: RngStream) -> TfrcArrivals {
+    pub fn new(d: &TfrcArrivalsDesc, hosts: Vec<u32>, rng: RngStream) -> TfrcArrivals {
         let bins = (d.window.ps().div_ceil(d.step.ps())) as usize;
         TfrcArrivals {
             name: d.name.clone(),
             d: d.clone(),
             hosts,
-            flow,
+            flows: FlowPool::default(),
             mean_gap_ps: 1e12 / d.rate_per_s,
             stop: d.stop_ps.unwrap_or(Time::NEVER),
             next: d.start_ps,
@@ -233,10 +235,12 @@ impl TfrcArrivals {
         let src = self.rng.below(n as u64) as usize;
         let dst = (src + 1 + self.rng.below(n as u64 - 1) as usize) % n;
         let duration = self.d.duration.draw(&mut self.rng);
+        let flow = self.flows.take(cx.flows);
         cx.spawn.push(Spawn::TfrcFlow {
             src: src as u32,
             dst: dst as u32,
             duration,
+            flow,
         });
         self.started += 1;
         self.active_max = self.active_max.max(self.started - self.ended);
@@ -245,39 +249,37 @@ impl TfrcArrivals {
     }
 
     /// The flow a `Spawn::TfrcFlow` of this class (id `me`) asked for:
-    /// from host `src` to host `dst` (indices into the class's hosts).
+    /// between `ends` (indices into the class's hosts), over its own
+    /// `flow` ids.
     pub fn flow_between(
         &self,
         me: u32,
         now: Time,
-        src: u32,
-        dst: u32,
+        ends: [u32; 2],
         duration: Duration,
+        flow: u32,
     ) -> TfrcFlow {
-        let (s, t) = (src as usize, dst as usize);
+        let (s, t) = (ends[0] as usize, ends[1] as usize);
         let d = self
             .d
             .flow(&self.d.hosts[s], &self.d.hosts[t], now, duration);
         let nodes = [self.hosts[s], self.hosts[t]];
-        TfrcFlow::new(&d, nodes, self.flow, direct(nodes)).of_class(
-            me,
-            self.d.window,
-            self.d.linger,
-        )
+        TfrcFlow::new(&d, nodes, flow, direct(nodes)).of_class(me, self.d.window, self.d.linger)
     }
 
     /// One of the class's flows is over and released.
     pub fn on_flow_ended(&mut self, f: &TfrcFlow) {
         self.ended += 1;
+        self.flows.release(f.flow);
         self.tally.add(f, self.d.step);
     }
 
     /// The class's figures with its flows still running counted in.
-    fn tally_with_active(&self, me_flow: u32, view: &View<'_>) -> Tally {
+    fn tally_with_active(&self, view: &View<'_>) -> Tally {
         let mut t = self.tally.clone();
         for c in view.comps {
             if let Component::Tfrc(f) = c {
-                if f.class.is_some() && f.flow == me_flow {
+                if f.class.is_some() && self.flows.owns(f.flow) {
                     t.add(f, self.d.step);
                 }
             }
@@ -288,7 +290,7 @@ impl TfrcArrivals {
     pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let p = format!("tfrc_arrivals.{}.", self.name);
         let key = |k: &str| format!("{p}{k}");
-        let t = self.tally_with_active(self.flow, view);
+        let t = self.tally_with_active(view);
         put(s, key("flows_started"), self.started);
         put(s, key("flows_ended"), self.ended);
         put(s, key("flows_active"), self.started - self.ended);
@@ -322,9 +324,9 @@ impl TfrcArrivals {
             put(s, key(&format!("{name}_p99_s")), q(0.99));
             put(s, key(&format!("{name}_max_s")), q(1.0));
         }
-        let f = self.flow as usize;
-        put(s, key("data_dropped"), view.flows[f].dropped);
-        put(s, key("reports_dropped"), view.flows[f + 1].dropped);
+        let (data, reports) = self.flows.total(view.flows, |f| f.dropped);
+        put(s, key("data_dropped"), data);
+        put(s, key("reports_dropped"), reports);
     }
 
     /// End-of-run series: the start-up profile (E2ED percentiles and mean
@@ -332,7 +334,7 @@ impl TfrcArrivals {
     /// the distribution of the window's E2EDs (x = delay, y = fraction at
     /// or below), all in seconds.
     pub fn series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
-        let t = self.tally_with_active(self.flow, view);
+        let t = self.tally_with_active(view);
         let p = format!("tfrc_arrivals.{}.", self.name);
         let step = self.d.step.as_secs_f64();
         let mids: Vec<f64> = (0..t.bins.len()).map(|i| (i as f64 + 0.5) * step).collect();
@@ -365,9 +367,8 @@ impl Builder<'_> {
                 .iter()
                 .map(|h| self.node(h, &at))
                 .collect::<Result<Vec<_>, _>>()?;
-            let flow = self.w.new_flows(2);
             let rng = RngStream::new(self.d.seed, &at);
-            let class = TfrcArrivals::new(a, hosts, flow, rng);
+            let class = TfrcArrivals::new(a, hosts, rng);
             ids.push(self.w.add(Component::TfrcArrivals(Box::new(class))));
         }
         Ok(ids)
