@@ -25,6 +25,7 @@ from .values import (
     NonNegativeLimit,
     NonNegativeRate,
     NonNegativeTime,
+    PositiveInt,
     PositiveLimit,
     PositiveNumber,
     PositiveRate,
@@ -181,6 +182,12 @@ class Link(_Table):
     duplex: Annotated[Bool, NOT_DESCRIBED] = False
     ber: Probability = 0.0
     loss: Probability = 0.0
+    # Every n-th PDU lost (ns-2's ErrorModel/Periodic), the first being the
+    # loss_first-th: the same losses in any simulator.
+    loss_every: Annotated[optional(PositiveInt), UNLESS_DEFAULT] = None
+    loss_first: Annotated[optional(PositiveInt), UNLESS_DEFAULT] = None
+    # The numbers (from 1) of the PDUs to lose (ns-2's ErrorModel/List).
+    loss_list: Annotated[optional(list_of(PositiveInt)), UNLESS_DEFAULT] = None
     # What the physical layer adds to each PDU: nothing, or an Ethernet
     # frame's preamble, header, FCS and gap (and padding to 64 bytes).
     framing: Annotated[choice("none", "ethernet", "aal5"), UNLESS_DEFAULT] = "none"
@@ -261,6 +268,8 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
             (*path, "duplex"),
             f'the reverse link would be named "{name}_rev", which is already a link',
         )
+    if link.loss_first is not None and link.loss_every is None:
+        checks.refuse((*path, "loss_first"), "loss_first needs loss_every")
     _check_queue(checks, (*path, "queue"), link.queue)
     variable = link.capacity is not None and link.capacity.type != "constant"
     if link.erica is not None and variable:

@@ -1,6 +1,10 @@
 //! Transmission errors on a link: independent bit errors at a given
-//! bit-error rate (a PDU of n bits survives with probability (1-BER)^n) and
-//! an independent per-PDU loss probability.
+//! bit-error rate (a PDU of n bits survives with probability (1-BER)^n), an
+//! independent per-PDU loss probability, and deterministic patterns that
+//! let two simulators see the very same losses: every n-th PDU (ns-2.35's
+//! `ErrorModel/Periodic` in packet units, `queue/errmodel.cc`: the
+//! `offset_`-th PDU first, then every `period_`-th) or a list of PDUs by
+//! number (its `ErrorModel/List`).
 
 use crate::engine::RngStream;
 
@@ -8,7 +12,44 @@ pub struct ErrorModel {
     /// ln(1 - BER), kept so a PDU's survival probability is one exp().
     ln_bit_ok: f64,
     loss: f64,
+    periodic: Option<Periodic>,
+    /// PDU numbers (from 1) to lose, descending; the next at the end.
+    listed: Vec<u64>,
+    count: u64,
     rng: RngStream,
+}
+
+/// Every `every`-th PDU lost, the first being the `first`-th.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Periodic {
+    every: u64,
+    first: u64,
+    count: u64,
+    started: bool,
+}
+
+impl Periodic {
+    pub fn new(every: u64, first: u64) -> Periodic {
+        assert!(every > 0 && first > 0);
+        Periodic {
+            every,
+            first,
+            count: 0,
+            started: false,
+        }
+    }
+
+    /// One more PDU: whether it is lost.
+    fn next(&mut self) -> bool {
+        self.count += 1;
+        let due = if self.started { self.every } else { self.first };
+        if self.count >= due {
+            self.count = 0;
+            self.started = true;
+            return true;
+        }
+        false
+    }
 }
 
 impl ErrorModel {
@@ -17,12 +58,31 @@ impl ErrorModel {
         ErrorModel {
             ln_bit_ok: (-ber).ln_1p(),
             loss,
+            periodic: None,
+            listed: Vec::new(),
+            count: 0,
             rng,
         }
     }
 
+    /// Also loses the PDUs numbered (from 1) in `numbers`.
+    pub fn with_list(mut self, numbers: &[u64]) -> ErrorModel {
+        self.listed = numbers.to_vec();
+        self.listed.sort_unstable_by(|a, b| b.cmp(a));
+        self
+    }
+
+    /// Also loses PDUs in a fixed pattern.
+    pub fn with_periodic(mut self, p: Periodic) -> ErrorModel {
+        self.periodic = Some(p);
+        self
+    }
+
     pub fn is_active(&self) -> bool {
-        self.ln_bit_ok != 0.0 || self.loss > 0.0
+        self.ln_bit_ok != 0.0
+            || self.loss > 0.0
+            || self.periodic.is_some()
+            || !self.listed.is_empty()
     }
 
     /// Probability that a PDU of `bytes` is lost.
@@ -34,7 +94,17 @@ impl ErrorModel {
     /// Draws whether this PDU is lost. Draws nothing when there are no
     /// errors, so an error-free link leaves its stream untouched.
     pub fn corrupts(&mut self, bytes: u32) -> bool {
-        if !self.is_active() {
+        self.count += 1;
+        if self.listed.last() == Some(&self.count) {
+            self.listed.pop();
+            return true;
+        }
+        if let Some(p) = &mut self.periodic {
+            if p.next() {
+                return true;
+            }
+        }
+        if self.ln_bit_ok == 0.0 && self.loss == 0.0 {
             return false;
         }
         let p = self.loss_probability(bytes);
@@ -52,6 +122,22 @@ mod tests {
         let p = e.loss_probability(53);
         let exact = 1.0 - (1.0 - 1e-5f64).powi(424);
         assert!((p - exact).abs() < 1e-12);
+    }
+
+    #[test]
+    fn periodic_loses_the_first_th_then_every_th_pdu() {
+        let mut e =
+            ErrorModel::new(0.0, 0.0, RngStream::new(1, "e")).with_periodic(Periodic::new(4, 2));
+        let lost: Vec<usize> = (1..=12).filter(|_| e.corrupts(100)).collect();
+        assert_eq!(lost, vec![2, 6, 10]);
+        assert!(e.is_active());
+    }
+
+    #[test]
+    fn a_list_loses_the_numbered_pdus() {
+        let mut e = ErrorModel::new(0.0, 0.0, RngStream::new(1, "e")).with_list(&[7, 1, 3]);
+        let lost: Vec<u64> = (1..=10).filter(|_| e.corrupts(100)).collect();
+        assert_eq!(lost, vec![1, 3, 7]);
     }
 
     #[test]

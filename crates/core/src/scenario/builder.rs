@@ -111,6 +111,9 @@ impl ScenarioBuilder {
             delay_ps: secs(delay_s),
             ber: 0.0,
             loss: 0.0,
+            loss_every: None,
+            loss_first: None,
+            loss_list: Vec::new(),
             queue: QueueConfig::Droptail {
                 limit: Limit::Packets(1000),
             },

@@ -10,7 +10,7 @@ use crate::atm::congestion_detector::DetectorConfig;
 use crate::atm::erica::EricaConfig;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
-use crate::net::error_model::ErrorModel;
+use crate::net::error_model::{ErrorModel, Periodic};
 use crate::net::explicit_rate::ExplicitRateConfig;
 use crate::net::framing::Framing;
 use crate::net::queue::QueueConfig;
@@ -33,6 +33,15 @@ pub struct LinkDesc {
     /// Probability that a PDU is lost, whatever its size.
     #[serde(default)]
     pub loss: f64,
+    /// Lose every n-th PDU (ns-2's `ErrorModel/Periodic`), the first being
+    /// the `loss_first`-th (default n).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_every: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_first: Option<u64>,
+    /// Lose the PDUs with these numbers (from 1; ns-2's `ErrorModel/List`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loss_list: Vec<u64>,
     pub queue: QueueConfig,
     pub capacity: CapacityConfig,
     /// What the physical layer adds to each PDU (an Ethernet frame's).
@@ -58,6 +67,12 @@ impl LinkDesc {
                 return Err(format!("{what} is a probability in [0, 1]"));
             }
         }
+        if self.loss_every == Some(0) || self.loss_first == Some(0) || self.loss_list.contains(&0) {
+            return Err("loss_every, loss_first and loss_list count PDUs from 1".into());
+        }
+        if self.loss_first.is_some() && self.loss_every.is_none() {
+            return Err("loss_first needs loss_every".into());
+        }
         self.capacity.check()
     }
 
@@ -69,11 +84,17 @@ impl LinkDesc {
         let capacity = self
             .capacity
             .build(RngStream::new(seed, &format!("{at}.capacity")));
-        let errors = ErrorModel::new(
+        let mut errors = ErrorModel::new(
             self.ber,
             self.loss,
             RngStream::new(seed, &format!("{at}.errors")),
         );
+        if let Some(every) = self.loss_every {
+            errors = errors.with_periodic(Periodic::new(every, self.loss_first.unwrap_or(every)));
+        }
+        if !self.loss_list.is_empty() {
+            errors = errors.with_list(&self.loss_list);
+        }
         Ok(Link::new(
             from,
             to,
