@@ -219,3 +219,17 @@ def test_package_reexports_and_docstring():
         "window_limited_throughput",
         "bdp_bytes",
     }
+
+
+def test_tfrc_equation_is_rfc_5348s():
+    from satcc.analysis.tcp import tfrc_equation
+
+    # s = 1000 B, R = 0.1 s, p = 0.01, t_RTO = 4R = 0.4 s:
+    # 1000 / (0.1·√(0.02/3) + 0.4·3·√(0.03/8)·0.01·1.0032) = 112 332.2 B/s.
+    assert tfrc_equation(1000, 0.1, 0.01) == pytest.approx(112_332.2, abs=0.1)
+    # No cap on 3√(3p/8) (Padhye's approximation has one): at p = 0.5 the
+    # RFC's equation is below padhye_approx.
+    assert tfrc_equation(1000, 0.1, 0.5) < padhye_approx(1000, 0.1, 0.5, 0.4, b=1)
+    assert tfrc_equation(1000, 0.1, 0.01, t_rto_s=1.0) < tfrc_equation(1000, 0.1, 0.01)
+    with pytest.raises(ValueError):
+        tfrc_equation(1000, 0.1, 0.0)

@@ -43,7 +43,7 @@ BASE = {
             "from": "h1",
             "to": "h2",
             "packet_size": "1316 B",
-            "revision": "rfc3448",
+            "profile": "rfc3448",
             "media": {"rate": "256 kbps"},
             "quick_start": "320 kbps",
         }

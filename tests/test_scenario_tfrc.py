@@ -18,7 +18,7 @@ BASE = {
             "from": "h",
             "to": "r",
             "packet_size": "1316 B",
-            "revision": "rfc3448",
+            "profile": "rfc3448",
             "media": {"rate": "256 kbps", "buffer": 128},
         }
     },
@@ -35,8 +35,12 @@ def test_description_carries_the_flow_in_core_units():
     (flow,) = d["tfrc"]
     assert flow["src_node"] == "h" and flow["dst_node"] == "r"
     assert flow["packet_bytes"] == 1316
-    assert flow["revision"] == "rfc3448"
-    assert flow["initial_rto_ps"] == 2 * 10**12
+    assert flow["profile"] == "rfc3448"
+    # Left out: the profile's own (2 s; ns2: two packets at 300 B/s).
+    assert "initial_rto_ps" not in flow and "header_bytes" not in flow
+    d = scenario(**{"tfrc.v.initial_rto": "3 s", "tfrc.v.header_size": "28 B"}).validate()
+    assert d["tfrc"][0]["initial_rto_ps"] == 3 * 10**12
+    assert d["tfrc"][0]["header_bytes"] == 28
     assert flow["quick_start_bps"] == 320_000.0
     assert flow["media"] == {"rate_bps": 256_000.0, "buffer_packets": 128}
 
@@ -49,7 +53,8 @@ def test_description_carries_the_flow_in_core_units():
         ("tfrc.v.header_size", "1316 B", "tfrc.v.header_size", "smaller than packet_size"),
         ("tfrc.v.quick_start", "20 kbps", "tfrc.v.quick_start", "80 kb/s"),
         ("tfrc.v.quick_start", "40 kbps", "tfrc.v.quick_start", "80 kb/s"),
-        ("tfrc.v.revision", "rfc9999", "tfrc.v.revision", "rfc5348"),
+        ("tfrc.v.profile", "rfc9999", "tfrc.v.profile", "ns2"),
+        ("tfrc.v.revision", "rfc3448", "tfrc.v.revision", '"profile"'),
         ("tfrc.v.media.rate", "-1 kbps", "tfrc.v.media.rate", "positive"),
     ],
 )
@@ -81,3 +86,16 @@ def test_a_lossless_path_carries_the_media_and_every_packet_is_counted():
     # 250 ms of propagation and 10.5 ms to send 1316 B at 1 Mb/s.
     assert s["tfrc.v.e2ed_p50_s"] == pytest.approx(0.2605, abs=0.005)
     assert len(result.series("e2ed")) > 0
+
+
+def test_the_ns2_profile_adds_its_headers_on_the_wire():
+    # ns-2's Agent/TFRC sends packetSize_ plus headersize_ (32 B) on the wire.
+    s = satcc.run(scenario(**{"tfrc.v.profile": "ns2"})).summary
+    assert s["run.pdus_unaccounted"] == 0
+    assert s["tfrc.v.tx_buffer_overflow"] == 0
+    assert s["links.fwd.tx_bytes"] == s["links.fwd.tx_packets"] * (1316 + 32)
+    received = s["tfrc.v.packets_received"]
+    assert s["tfrc.v.goodput_bps"] * 20 / 8 == pytest.approx(received * (1316 + 32))
+    # ns-2's start: 300 B/s, so the second packet waits 1316/300 = 4.4 s
+    # unless the first report (one RTT, 0.5 s) comes first, which it does.
+    assert 0.5 < s["tfrc.v.first_report_s"] < 0.52

@@ -6,7 +6,7 @@
 
 use satcc_core::net::queue::{Limit, QueueConfig};
 use satcc_core::scenario::{summary, ScenarioBuilder, World};
-use satcc_core::transport::tfrc::Revision;
+use satcc_core::transport::tfrc::Profile;
 
 fn f(s: &summary::Summary, k: &str) -> f64 {
     s[k].as_f64().unwrap_or_else(|| panic!("{k} missing"))
@@ -18,14 +18,14 @@ fn conserved(s: &summary::Summary) {
 
 /// h → r over a 1 Mb/s, 250 ms link, reports back over a fast one: a
 /// 256 kb/s flow of 1316-byte packets.
-fn lossless(revision: Revision, seconds: f64) -> summary::Summary {
+fn lossless(profile: Profile, seconds: f64) -> summary::Summary {
     let d = ScenarioBuilder::new("tfrc", seconds)
         .host("h")
         .host("r")
         .link("fwd", "h", "r", 1e6, 0.25)
         .link("back", "r", "h", 100e6, 0.25)
         .tfrc_with("v", "h", "r", 256_000.0, 1316, |t| {
-            t.config.revision = revision;
+            t.config.profile = profile;
         })
         .build();
     let mut w = World::build(&d).unwrap();
@@ -35,7 +35,7 @@ fn lossless(revision: Revision, seconds: f64) -> summary::Summary {
 
 #[test]
 fn a_lossless_path_carries_the_media_rate_after_start_up() {
-    for rev in [Revision::Rfc5348, Revision::Rfc3448] {
+    for rev in [Profile::Rfc5348, Profile::Rfc3448] {
         let s = lossless(rev, 30.0);
         conserved(&s);
         assert_eq!(f(&s, "tfrc.v.tx_buffer_overflow"), 0.0);
@@ -59,8 +59,8 @@ fn a_lossless_path_carries_the_media_rate_after_start_up() {
 
 #[test]
 fn rfc3448_starts_slower_than_rfc5348() {
-    let new = lossless(Revision::Rfc5348, 30.0);
-    let old = lossless(Revision::Rfc3448, 30.0);
+    let new = lossless(Profile::Rfc5348, 30.0);
+    let old = lossless(Profile::Rfc3448, 30.0);
     let (m_new, m_old) = (f(&new, "tfrc.v.e2ed_max_s"), f(&old, "tfrc.v.e2ed_max_s"));
     // RFC 3448 starts at one packet per RTT, RFC 5348 at about three
     // (W_init = 4380 B): the transmit buffer builds more under RFC 3448.
@@ -80,7 +80,7 @@ const NS2_RATIO: [(u32, f64); 3] = [(25, 3.209), (50, 2.249), (100, 1.300)];
 /// packets; a greedy TFRC flow (media well above the link, a large
 /// transmit buffer) and a NewReno bulk transfer, 1500 bytes a packet on
 /// the wire. Returns the TFRC/TCP ratio of wire rates over 120 s.
-fn tfrc_over_tcp(queue: u32) -> f64 {
+fn tfrc_over_tcp(queue: u32, profile: Profile) -> f64 {
     let d = ScenarioBuilder::new("fair", 120.0)
         .host("a")
         .host("b")
@@ -101,6 +101,7 @@ fn tfrc_over_tcp(queue: u32) -> f64 {
         .link("yb", "y", "b", 100e6, 0.019)
         .tfrc_with("media", "a", "x", 4e6, 1500, |t| {
             t.media.buffer_packets = 100_000;
+            t.config.profile = profile;
         })
         .tcp_with("bulk", "b", "y", |t| {
             t.config.mss = 1460;
@@ -133,7 +134,7 @@ fn tfrc_and_tcp_share_a_drop_tail_bottleneck_as_in_ns2() {
     let ratios: Vec<f64> = NS2_RATIO
         .iter()
         .map(|&(queue, ns2)| {
-            let ratio = tfrc_over_tcp(queue);
+            let ratio = tfrc_over_tcp(queue, Profile::Rfc5348);
             eprintln!("queue {queue}: TFRC/TCP satcc {ratio:.3}, ns-2 {ns2:.3}");
             assert!(
                 (0.5..=2.0).contains(&(ratio / ns2)),
@@ -148,4 +149,12 @@ fn tfrc_and_tcp_share_a_drop_tail_bottleneck_as_in_ns2() {
         "queue 100: TFRC/TCP = {}",
         ratios[2]
     );
+}
+
+#[test]
+fn the_ns2_profile_on_the_same_dumbbell() {
+    for &(queue, ns2) in &NS2_RATIO {
+        let ratio = tfrc_over_tcp(queue, Profile::Ns2);
+        eprintln!("queue {queue}: TFRC/TCP satcc ns2 profile {ratio:.3}, ns-2 {ns2:.3}");
+    }
 }

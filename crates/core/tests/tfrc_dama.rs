@@ -16,7 +16,7 @@ use satcc_core::satmac::{DamaConfig, FrameConfig, Ncc, QsAgentConfig, Skyplex};
 use satcc_core::scenario::world::dvb_rcs::{DvbRcsDesc, TerminalDesc};
 use satcc_core::scenario::world::tfrc_arrivals::{FlowDuration, TfrcArrivalsDesc};
 use satcc_core::scenario::{summary, ScenarioBuilder, World};
-use satcc_core::transport::tfrc::{Revision, TfrcConfig};
+use satcc_core::transport::tfrc::{Profile, TfrcConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Qs {
@@ -87,7 +87,7 @@ fn mesh(size: Skyplex, qs: Qs, seconds: f64) -> ScenarioBuilder {
 fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
     let d = mesh(size, qs, seconds)
         .tfrc_with("v", "h1", "h2", 256_000.0, 1316, |t| {
-            t.config.revision = Revision::Rfc3448;
+            t.config.profile = Profile::Rfc3448;
             t.config.quick_start_bps = (qs != Qs::Off).then_some(320_000.0);
         })
         .build();

@@ -31,6 +31,7 @@ __all__ = [
     "padhye_approx",
     "padhye_throughput",
     "padhye_window",
+    "tfrc_equation",
     "window_limited_throughput",
 ]
 
@@ -194,6 +195,30 @@ def padhye_approx(
         + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (1 + 32 * p**2)
     )
     return mss * min(cap, loss_rate)
+
+
+def tfrc_equation(
+    s_bytes: float, rtt_s: float, p: float, b: float = 1, t_rto_s: float | None = None
+) -> float:
+    """RFC 5348 §3.1, TFRC's TCP-friendly rate in bytes/s of `s_bytes`
+    packets at loss event rate `p` (0 < p <= 1):
+
+        X = s / (R·√(2bp/3) + t_RTO·3·√(3bp/8)·p·(1 + 32p²)),
+
+    with t_RTO = 4R unless given (the RFC's recommendation), and b = 1 (the
+    RFC's default; Padhye's eq. (33) is this with min(1, 3√(3bp/8))).
+    """
+    s = positive("s_bytes", s_bytes)
+    rtt = positive("rtt_s", rtt_s)
+    p = _loss(p, below_one=False)
+    if p == 0:
+        raise ValueError("p must be positive: without loss the equation sets no rate")
+    t_rto = 4 * rtt if t_rto_s is None else positive("t_rto_s", t_rto_s)
+    b = positive("b", b)
+    denominator = rtt * math.sqrt(2 * b * p / 3) + t_rto * (
+        3 * math.sqrt(3 * b * p / 8) * p * (1 + 32 * p**2)
+    )
+    return s / denominator
 
 
 def window_limited_throughput(window_bytes: float, rtt_s: float) -> float:

@@ -32,6 +32,8 @@ class _Table(BaseModel):
 
     VARIANTS: ClassVar[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     DEFAULT_VARIANT: ClassVar[str | None] = None
+    # Keys the format once had, by the key that replaced them.
+    RENAMED: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def table_keys(cls) -> list[str]:
@@ -65,6 +67,8 @@ class _Table(BaseModel):
     @classmethod
     def unknown_key_reason(cls, key: object, variant: str | None, allowed: Iterable[str]) -> str:
         listed = ", ".join(sorted(allowed))
+        if key in cls.RENAMED:
+            return f'"{key}" is now "{cls.RENAMED[key]}" (allowed: {listed})'
         if variant and key in cls.table_keys():
             return f'"{key}" is not used with type = "{variant}" (allowed: {listed})'
         close = difflib.get_close_matches(str(key), list(allowed), n=1)

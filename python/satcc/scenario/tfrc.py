@@ -58,14 +58,22 @@ class TfrcTransport(_Table):
     """The keys of a TFRC sender and receiver, shared by [tfrc.NAME] and
     [tfrc_arrivals.NAME]."""
 
-    # Packet size on the wire, headers included.
+    RENAMED = {"revision": "profile"}
+
+    # Packet size on the wire, headers included (profile "ns2": ns-2's
+    # packetSize_, to which header_size is added on the wire).
     packet_size: Annotated[PositiveSize, Desc("packet_bytes")]
-    header_size: Annotated[NonNegativeSize, Desc("header_bytes")] = 40
+    # Left out: 40 B (RFC profiles), 32 B (ns-2's headersize_).
+    header_size: Annotated[optional(NonNegativeSize), Desc("header_bytes", omit_default=True)] = (
+        None
+    )
     small_packets: Bool = False
-    # RFC 3448's start-up (one packet per RTT after the first report) or
-    # RFC 5348's (W_init/R).
-    revision: choice("rfc5348", "rfc3448") = "rfc5348"
-    initial_rto: PositiveTime = parse_time("2 s")
+    # Whose rules: RFC 5348's, RFC 3448's start-up (one packet per RTT
+    # after the first report), or ns-2.35's TFRC agents ("ns2").
+    profile: choice("rfc5348", "rfc3448", "ns2") = "rfc5348"
+    # Left out: 2 s (RFC profiles); under ns2 two packets at its initial
+    # 300 B/s.
+    initial_rto: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
     t_mbi: PositiveTime = parse_time("64 s")
     feedback_size: Annotated[PositiveSize, Desc("feedback_bytes")] = 40
     quick_start: Annotated[optional(PositiveRate), UNLESS_DEFAULT] = None
@@ -89,10 +97,11 @@ def check_tfrc(checks: Checks, path: tuple, name: str, flow: Tfrc) -> None:
 
 
 def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
-    if flow.header_size >= flow.packet_size:
+    header = flow.header_size if flow.header_size is not None else 40
+    if flow.profile != "ns2" and header >= flow.packet_size:
         checks.refuse(
             (*path, "header_size"),
-            f"must be smaller than packet_size ({flow.packet_size} B), got {flow.header_size} B",
+            f"must be smaller than packet_size ({flow.packet_size} B), got {header} B",
         )
     if flow.quick_start is not None and flow.quick_start < QS_LOWEST_BPS:
         checks.refuse(
@@ -101,9 +110,16 @@ def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
         )
 
 
+def wire_size(flow: TfrcTransport) -> int:
+    """A data packet's size on the wire (ns2 adds its headers)."""
+    if flow.profile == "ns2":
+        return flow.packet_size + (flow.header_size if flow.header_size is not None else 32)
+    return flow.packet_size
+
+
 def tfrc_paths(name: str, flow: Tfrc, doc) -> list[PathRequest]:
     what = f"tfrc {quote(name)}"
-    sizes = (flow.packet_size, flow.feedback_size)
+    sizes = (wire_size(flow), flow.feedback_size)
     return both_ways("tfrc", name, flow, f"data of {what}", f"reports of {what}", sizes)
 
 

@@ -24,7 +24,7 @@ from .description import Desc
 from .errors import quote
 from .routing import PathRequest
 from .tables import Section, _Table
-from .tfrc import TfrcTransport, check_transport
+from .tfrc import TfrcTransport, check_transport, wire_size
 from .values import (
     NonNegativeTime,
     PositiveInt,
@@ -113,7 +113,7 @@ def tfrc_arrivals_paths(name: str, arrivals: TfrcArrivals, doc) -> list[PathRequ
     requests = []
     for src, dst in permutations(dict.fromkeys(arrivals.hosts), 2):
         blame = ("tfrc_arrivals", name, "hosts")
-        requests.append(PathRequest(src, dst, blame, f"data of {what}", arrivals.packet_size))
+        requests.append(PathRequest(src, dst, blame, f"data of {what}", wire_size(arrivals)))
         requests.append(PathRequest(dst, src, blame, f"reports of {what}", arrivals.feedback_size))
     return requests
 

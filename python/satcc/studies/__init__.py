@@ -13,6 +13,7 @@ from satcc.studies import (
     queueing_theory,
     tcp_crosscheck,
     tcp_sim_vs_linux,
+    tfrc_crosscheck,
     tfrc_dama,
 )
 from satcc.studies.framework import Reference, RunSpec, Study, reproduce
@@ -27,6 +28,7 @@ STUDIES: dict[str, Study] = {
         abr_effcap.STUDY,
         tcp_sim_vs_linux.STUDY,
         tfrc_dama.STUDY,
+        tfrc_crosscheck.STUDY,
         proactive_atm.STUDY,
     )
 }

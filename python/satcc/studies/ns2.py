@@ -150,6 +150,32 @@ def _rate(bps: float) -> str:
     return f"{bps:.9g}"  # ns-2 reads a bare number as bit/s
 
 
+def tcp_settings(case: Case) -> list[str]:
+    """The Tcl that sets ns-2's TCP senders as `case` has them."""
+    return [
+        f"Agent/TCP set packetSize_ {case.mss}",
+        f"Agent/TCP set window_ {case.window_packets}",
+        f"Agent/TCP set windowInit_ {case.initial_window}",
+        f"Agent/TCP set singledup_ {1 if case.limited_transmit else 0}",
+        f"Agent/TCP set minrto_ {_seconds(case.min_rto_s)}",
+        f"Agent/TCP set maxrto_ {_seconds(case.max_rto_s)}",
+        f"Agent/TCP set rtxcur_init_ {_seconds(case.initial_rto_s)}",
+        f"Agent/TCP set tcpTick_ {_seconds(case.tick_s)}",
+        f"Agent/TCP set tcpip_base_hdr_size_ {HEADER_BYTES}",
+        "Agent/TCP set maxburst_ 0",
+        "Agent/TCP set overhead_ 0",
+    ]
+
+
+def sink_settings(case: Case) -> list[str]:
+    """The Tcl that sets ns-2's TCP sinks as `case` has them."""
+    return [
+        f"Agent/TCPSink set packetSize_ {HEADER_BYTES}",
+        f"Agent/TCPSink/DelAck set interval_ {_seconds(case.delack_interval_s)}",
+        f"Agent/TCPSink/Sack1/DelAck set interval_ {_seconds(case.delack_interval_s)}",
+    ]
+
+
 def tcl_script(case: Case, seed: int) -> str:
     """The ns-2 script for one run of `case` with `seed` (an integer >= 1,
     the replication number: its random numbers come from substream `seed`
@@ -191,19 +217,7 @@ def tcl_script(case: Case, seed: int) -> str:
             # still took its time on the bottleneck.
             "$ns link-lossmodel $em $r1 $r2",
         ]
-    lines += [
-        f"Agent/TCP set packetSize_ {case.mss}",
-        f"Agent/TCP set window_ {case.window_packets}",
-        f"Agent/TCP set windowInit_ {case.initial_window}",
-        f"Agent/TCP set singledup_ {1 if case.limited_transmit else 0}",
-        f"Agent/TCP set minrto_ {_seconds(case.min_rto_s)}",
-        f"Agent/TCP set maxrto_ {_seconds(case.max_rto_s)}",
-        f"Agent/TCP set rtxcur_init_ {_seconds(case.initial_rto_s)}",
-        f"Agent/TCP set tcpTick_ {_seconds(case.tick_s)}",
-        f"Agent/TCP set tcpip_base_hdr_size_ {HEADER_BYTES}",
-        "Agent/TCP set maxburst_ 0",
-        "Agent/TCP set overhead_ 0",
-    ]
+    lines += tcp_settings(case)
     if linux:
         lines += [
             # Agent/TCP/Linux has defaults of its own (ns-default.tcl): set
@@ -221,11 +235,7 @@ def tcl_script(case: Case, seed: int) -> str:
             f"{LINUX_AGENT} set timestamps_ true",
             f"{LINUX_AGENT} set ts_option_size_ 0",
         ]
-    lines += [
-        f"Agent/TCPSink set packetSize_ {HEADER_BYTES}",
-        f"Agent/TCPSink/DelAck set interval_ {_seconds(case.delack_interval_s)}",
-        f"Agent/TCPSink/Sack1/DelAck set interval_ {_seconds(case.delack_interval_s)}",
-    ]
+    lines += sink_settings(case)
     for i, flow in enumerate(case.flows):
         lines += [
             f"set s({i}) [$ns node]; set d({i}) [$ns node]",

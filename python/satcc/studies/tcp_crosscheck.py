@@ -269,6 +269,45 @@ def case_of(point: Point, quick: bool) -> Case:
 # The satcc scenario of a case
 
 
+def tcp_entry(case: Case, src: str, dst: str, start_s: float = 0.0) -> dict:
+    """A bulk transfer from `src` to `dst` with the TCP of `case`, each
+    parameter as ns-2's sender and sink have it (ns2.tcp_settings)."""
+    window = f"{case.window_packets * case.mss} B"
+    entry = {
+        "from": src,
+        "to": dst,
+        "variant": case.variant,
+        "mss": f"{case.mss} B",
+        "header": f"{HEADER_BYTES} B",
+        "initial_window": case.initial_window,
+        # ns-2 adds one segment per new ACK in slow start, whatever it
+        # acknowledges: RFC 5681's counting, L = 1.
+        "abc_limit": 1,
+        # ns-2 starts with ssthresh_ = window_.
+        "initial_ssthresh": window,
+        "min_rto": f"{case.min_rto_s} s",
+        "initial_rto": f"{case.initial_rto_s} s",
+        "max_rto": f"{case.max_rto_s} s",
+        "clock_granularity": f"{case.tick_s} s",
+        "delayed_ack": case.delayed_ack,
+        "delayed_ack_timeout": f"{case.delack_interval_s} s",
+        "limited_transmit": case.limited_transmit,
+        # ns-2 restarts the timer when it sends the fast retransmit
+        # (reset_rtx_timer(1, 0) in dupack_action).
+        "rto_restart_on_fast_retransmit": True,
+        # ns-2's window_ is a fixed limit on the packets in flight.
+        "send_buffer": window,
+        "receive_buffer": window,
+        "start": f"{start_s} s",
+        "app": {"type": "bulk"},
+    }
+    if case.congestion_control != "reno":
+        # RFC 9438 CUBIC; HyStart++ off (ns-2.35's CUBIC 2.1 has no HyStart).
+        entry["congestion_control"] = case.congestion_control
+        entry["hystart"] = False
+    return entry
+
+
 def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None = None) -> dict:
     """The satcc scenario of `case`, stopped at `duration_s` (default: the
     case's duration)."""
@@ -290,7 +329,6 @@ def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None 
         "bn_back": {"from": "r2", "to": "r1", "rate": rate, "delay": delay, "queue": big},
     }
     tcp: dict[str, dict] = {}
-    window = f"{case.window_packets * case.mss} B"
     for i, flow in enumerate(case.flows):
         nodes[f"s{i}"] = {"type": "host"}
         nodes[f"d{i}"] = {"type": "host"}
@@ -298,38 +336,7 @@ def scenario(case: Case, name: str = "tcp-crosscheck", duration_s: float | None 
         links[f"in{i}"] = {"from": f"s{i}", "to": "r1", "delay": f"{flow.access_delay_s} s"}
         links[f"in{i}"].update(access)
         links[f"out{i}"] = {"from": "r2", "to": f"d{i}", "delay": "0 s", **access}
-        tcp[f"f{i}"] = {
-            "from": f"s{i}",
-            "to": f"d{i}",
-            "variant": case.variant,
-            "mss": f"{case.mss} B",
-            "header": f"{HEADER_BYTES} B",
-            "initial_window": case.initial_window,
-            # ns-2 adds one segment per new ACK in slow start, whatever it
-            # acknowledges: RFC 5681's counting, L = 1.
-            "abc_limit": 1,
-            # ns-2 starts with ssthresh_ = window_.
-            "initial_ssthresh": window,
-            "min_rto": f"{case.min_rto_s} s",
-            "initial_rto": f"{case.initial_rto_s} s",
-            "max_rto": f"{case.max_rto_s} s",
-            "clock_granularity": f"{case.tick_s} s",
-            "delayed_ack": case.delayed_ack,
-            "delayed_ack_timeout": f"{case.delack_interval_s} s",
-            "limited_transmit": case.limited_transmit,
-            # ns-2 restarts the timer when it sends the fast retransmit
-            # (reset_rtx_timer(1, 0) in dupack_action).
-            "rto_restart_on_fast_retransmit": True,
-            # ns-2's window_ is a fixed limit on the packets in flight.
-            "send_buffer": window,
-            "receive_buffer": window,
-            "start": f"{flow.start_s} s",
-            "app": {"type": "bulk"},
-        }
-        if case.congestion_control != "reno":
-            # RFC 9438 CUBIC; HyStart++ off (ns-2.35's CUBIC 2.1 has no HyStart).
-            tcp[f"f{i}"]["congestion_control"] = case.congestion_control
-            tcp[f"f{i}"]["hystart"] = False
+        tcp[f"f{i}"] = tcp_entry(case, f"s{i}", f"d{i}", flow.start_s)
     duration = case.duration_s if duration_s is None else duration_s
     return {
         "run": {"name": name, "duration": f"{duration:.9g} s"},

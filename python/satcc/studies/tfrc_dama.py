@@ -10,8 +10,7 @@ downlink to each terminal is the DVB-S carrier. Every terminal has a
 Quick-Start agent when the strategy uses Quick-Start.
 
 Section 3: one 256 kb/s flow of 1316-byte packets from the host behind t1
-to the host behind t2 (TFRC with RFC 3448's start-up, as the paper's
-simulator), started at every slot of a super-frame (the paper's "1.8 ms
+to the host behind t2, started at every slot of a super-frame (the paper's "1.8 ms
 steps": 432 start phases on the large frame, 72 on the small), under seven
 strategies: CRA (t1 and t2 each hold a fifth of the channel), CRA with QS,
 DAMA, DAMA with QS, and QSD with T_q = 0, T_q,opt (eq. (6)) and T_q,max
@@ -25,9 +24,14 @@ arrivals and exponential durations, on the large frame, under five
 strategies: no QS, QS, QSD with T_q = 0, T_q,opt and T_q,max. Fig. 8 is
 the IPTV flows' start-up E2ED (median, 5th and 95th percentiles), Fig. 9
 each class's E2ED distribution over its flows' first 30 s, and the table
-the fraction of packets lost to transmit-buffer overflow.
+the fraction of packets lost to transmit-buffer overflow, over whole flows
+and over each flow's first 30 s.
 
-Every assumption is listed in docs/tfrc-dama.md.
+TFRC runs as the paper's simulator ran it: ns-2.35's TFRC agents
+(`profile = "ns2"`, checked against ns-2 itself by the tfrc-crosscheck
+study), and every run again under RFC 5348 (`[rfc5348]` in the labels), so
+that each table and claim shows what the choice of TFRC does. Every
+assumption is listed in docs/tfrc-dama.md.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ QS_RATE_BPS = 320e3
 MEDIA_S = {"large": 30.0, "small": 15.0}
 DRAIN_S = 15.0
 FRAMES = ("large", "small")
+# The paper's simulator's TFRC first, then RFC 5348's.
+PROFILES = ("ns2", "rfc5348")
+DEFAULT_PROFILE = "ns2"
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,9 @@ class Strategy:
     qs: bool = False
     qsd: bool = False
     tq: str = "0 s"
-    # RFC 3448's initial nofeedback timer; section 3.5 argues for 3 s.
-    initial_rto: str = "2 s"
+    # The initial nofeedback timer: None leaves the profile's own (RFC
+    # 5348's 2 s; ns-2's two packets at 300 B/s); section 3.5 argues for 3 s.
+    initial_rto: str | None = None
 
 
 STRATEGIES = {
@@ -187,7 +195,12 @@ def network(frame: str, strategy: Strategy, cra_terminals: int = 2) -> dict[str,
 
 
 def single_flow(
-    frame: str, strategy: Strategy, phase: int, rate_bps: float = MEDIA_BPS, trace: bool = True
+    frame: str,
+    strategy: Strategy,
+    phase: int,
+    rate_bps: float = MEDIA_BPS,
+    trace: bool = True,
+    profile: str = DEFAULT_PROFILE,
 ) -> dict[str, Any]:
     """One flow h1 -> h2 started `phase` slots after the first super-frame
     boundary (the network idle until then)."""
@@ -199,17 +212,19 @@ def single_flow(
         "to": "h2",
         "start": f"{start!r} s",
         "packet_size": f"{PACKET} B",
-        "revision": "rfc3448",
+        "profile": profile,
         # The study measures delay, not overflow: the buffer holds it all.
         "media": {"rate": f"{rate_bps} bps", "buffer": 100_000, "duration": f"{media_s} s"},
     }
     if trace:
         flow["trace"] = True
-    flow["initial_rto"] = strategy.initial_rto
+    if strategy.initial_rto is not None:
+        flow["initial_rto"] = strategy.initial_rto
     if strategy.qs:
         flow["quick_start"] = f"{qs_request_bps(rate_bps)} bps"
     part = "fig3-5" if trace else "fig6"
     name = f"tfrc-dama {part} {frame} {strategy.name} {rate_bps / 1e3:g}kbps phase {phase}"
+    name += "" if profile == DEFAULT_PROFILE else f" {profile}"
     return {
         "run": {"name": _slug(name), "duration": f"{start + media_s + DRAIN_S!r} s"},
         **network(frame, strategy),
@@ -217,7 +232,9 @@ def single_flow(
     }
 
 
-def aggregated(strategy: Strategy, duration_s: float) -> dict[str, Any]:
+def aggregated(
+    strategy: Strategy, duration_s: float, profile: str = DEFAULT_PROFILE
+) -> dict[str, Any]:
     """Section 4: the three classes of Table II between random host pairs,
     on the large frame."""
     hosts = [f"h{i}" for i in range(1, TERMINALS + 1)]
@@ -230,16 +247,18 @@ def aggregated(strategy: Strategy, duration_s: float) -> dict[str, Any]:
             "media": {"rate": f"{c.rate_bps} bps", "buffer": c.buffer},
             "packet_size": f"{c.packet} B",
             "small_packets": c.small_packets,
-            "revision": "rfc3448",
+            "profile": profile,
             "tolerable_delay": f"{c.tolerable_s} s",
             "window": "30 s",
             "step": "500 ms",
-            "initial_rto": strategy.initial_rto,
         }
+        if strategy.initial_rto is not None:
+            entry["initial_rto"] = strategy.initial_rto
         if strategy.qs:
             entry["quick_start"] = f"{qs_request_bps(c.rate_bps)} bps"
         classes[c.name] = entry
     name = f"tfrc-dama aggregated {strategy.name} {duration_s:g}s"
+    name += "" if profile == DEFAULT_PROFILE else f" {profile}"
     return {
         "run": {"name": _slug(name), "duration": f"{duration_s} s"},
         **network("large", strategy),
@@ -251,14 +270,33 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in text)
 
 
+def labelled(label: str, profile: str) -> str:
+    """A run's label: the default profile's plain, the variant's marked."""
+    return label if profile == DEFAULT_PROFILE else f"{label} [{profile}]"
+
+
 def runs(quick: bool) -> list[RunSpec]:
+    out = []
+    for profile in PROFILES:
+        out += _runs(quick, profile)
+    return out
+
+
+def _runs(quick: bool, profile: str) -> list[RunSpec]:
     out = []
     for frame in FRAMES:
         for name in SINGLE:
             for phase in phases(frame, quick):
-                p = {"part": "single", "frame": frame, "strategy": name, "phase": phase}
-                scenario = single_flow(frame, STRATEGIES[name], phase)
-                out.append(RunSpec(f"{frame} {name} phase {phase}", p, scenario))
+                p = {
+                    "part": "single",
+                    "frame": frame,
+                    "strategy": name,
+                    "phase": phase,
+                    "profile": profile,
+                }
+                scenario = single_flow(frame, STRATEGIES[name], phase, profile=profile)
+                label = labelled(f"{frame} {name} phase {phase}", profile)
+                out.append(RunSpec(label, p, scenario))
     rates = QUICK_FIG6_RATES_KBPS if quick else FIG6_RATES_KBPS
     for frame in FRAMES:
         for name in FIG6:
@@ -270,18 +308,19 @@ def runs(quick: bool) -> list[RunSpec]:
                         "strategy": name,
                         "rate_kbps": kbps,
                         "phase": phase,
+                        "profile": profile,
                     }
-                    scenario = single_flow(frame, STRATEGIES[name], phase, kbps * 1e3, trace=False)
-                    out.append(
-                        RunSpec(f"fig6 {frame} {name} {kbps}kbps phase {phase}", p, scenario)
+                    scenario = single_flow(
+                        frame, STRATEGIES[name], phase, kbps * 1e3, trace=False, profile=profile
                     )
+                    label = labelled(f"fig6 {frame} {name} {kbps}kbps phase {phase}", profile)
+                    out.append(RunSpec(label, p, scenario))
     duration = QUICK_AGGREGATE_S if quick else AGGREGATE_S
     seeds = (1,) if quick else AGGREGATE_SEEDS
     for name in AGGREGATE:
-        p = {"part": "aggregate", "strategy": name, "duration_s": duration}
-        out.append(
-            RunSpec(f"aggregated {name}", p, aggregated(STRATEGIES[name], duration), seeds=seeds)
-        )
+        p = {"part": "aggregate", "strategy": name, "duration_s": duration, "profile": profile}
+        scenario = aggregated(STRATEGIES[name], duration, profile)
+        out.append(RunSpec(labelled(f"aggregated {name}", profile), p, scenario, seeds=seeds))
     return out
 
 
@@ -305,6 +344,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         "e2ed_p50_s": float(summary[f + "e2ed_p50_s"]),
         "first_report_s": _num(summary.get(f + "first_report_s")),
         "qs_validated_s": _num(summary.get(f + "qs_validated_s")),
+        "qs_cut_s": _num(summary.get(f + "qs_cut_s")),
         "nofeedback_expiries": float(summary[f + "nofeedback_expiries"]),
         "qs_approved_bps": float(summary[f + "qs_approved_bps"]),
         "packets_lost": float(summary[f + "generated"] - summary[f + "packets_received"]),
@@ -328,6 +368,7 @@ def _aggregate_metrics(summary: dict[str, Any], duration_s: float) -> dict[str, 
         m[f"{c.name}_flows_per_1e5_s"] = summary[k + "flows_started"] / duration_s * 1e5
         for key in (
             "tx_buffer_loss",
+            "window_tx_buffer_loss",
             "late_fraction",
             "e2ed_p50_s",
             "e2ed_p99_s",
@@ -440,8 +481,8 @@ STUDY = Study(
     seeds=seeds,
     quick_note=(
         "6 start phases (large frame) and 4 (small) instead of every slot of the super-frame, "
-        "3 flow rates for Fig. 6, and one aggregated run of 3000 s per strategy instead of "
-        "4 x 25 000 s"
+        "3 flow rates for Fig. 6, and one aggregated run of 3000 s per strategy and profile "
+        "instead of 4 x 25 000 s"
     ),
     artifacts=artifacts,
     series=series_names(),

@@ -70,13 +70,17 @@ def gather(
     specs: list[RunSpec],
     summaries: dict[tuple[int, int], dict[str, Any]],
     series: dict[tuple[int, int], dict[str, Any]],
+    profile: str = study.DEFAULT_PROFILE,
 ) -> Results:
+    """The runs of one TFRC profile, gathered."""
     traces: dict[tuple[str, str], list] = {}
     by_rate: dict[tuple[str, str], dict[int, list[float]]] = {}
     first: dict[tuple[str, str], dict[int, list[float]]] = {}
     agg_runs: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for (i, seed), summary in sorted(summaries.items()):
         p = specs[i].params
+        if p.get("profile", study.DEFAULT_PROFILE) != profile:
+            continue
         if p["part"] == "single":
             start = _start(p["frame"], p["phase"])
             traces.setdefault((p["frame"], p["strategy"]), []).append(

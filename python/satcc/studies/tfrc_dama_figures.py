@@ -1,7 +1,7 @@
 """The figures and tables of the tfrc-dama study: Figs. 3-9 of the paper as
-PNG with their data as CSV, the fluid model beside the packet simulation,
-the T_q values, the transmit-buffer-loss table and the claims table
-(tfrc_dama_claims)."""
+PNG with their data as CSV (for the default TFRC profile, ns-2's), the fluid
+model beside the packet simulation, the T_q values, and for each profile the
+transmit-buffer-loss table and the claims table (tfrc_dama_claims)."""
 
 from __future__ import annotations
 
@@ -45,27 +45,38 @@ def write(
     from satcc.studies import tfrc_dama_claims
 
     out.mkdir(parents=True, exist_ok=True)
-    r = gather(specs, summaries, series)
+    results = {p: gather(specs, summaries, series, p) for p in study.PROFILES}
+    r = results[study.DEFAULT_PROFILE]
     written: list[str] = []
     for frame in study.FRAMES:
         written += _fig_phases(r, out, frame, FIG3, f"fig3_{frame}", "Fig. 3")
     written += _fig4(r, out)
     written += _fig_phases(r, out, "large", FIG5, "fig5_large", "Fig. 5")
     written += _fig6(r, out)
-    curves = fluid_curves(r)
-    fluid = fluid_comparison(r, curves)
+    fluids, curves = {}, {}
+    for profile, res in results.items():
+        curves[profile] = fluid_curves(res)
+        fluids[profile] = fluid_comparison(res, curves[profile]).assign(profile=profile)
+    fluid = pd.concat(fluids.values(), ignore_index=True)
     write_atomic(out / "fluid_vs_packets.csv", fluid.to_csv(index=False, lineterminator="\n"))
-    written += ["fluid_vs_packets.csv", _fig_fluid_vs_packets(r, curves, out)]
+    fig = _fig_fluid_vs_packets(r, curves[study.DEFAULT_PROFILE], out)
+    written += ["fluid_vs_packets.csv", fig]
     written.append(_fig7(out))
     tq = tq_table(quick)
     write_atomic(out / "tq.csv", tq.to_csv(index=False, lineterminator="\n"))
     written.append("tq.csv")
     written += _fig8(r, out)
     written += _fig9(r, out)
-    loss = buffer_loss_table(r)
+    loss = buffer_loss_table(results)
     write_atomic(out / "tx_buffer_loss.csv", loss.to_csv(index=False, lineterminator="\n"))
     written.append("tx_buffer_loss.csv")
-    claims = tfrc_dama_claims.claims_table(r, fluid, quick)
+    claims = pd.concat(
+        [
+            tfrc_dama_claims.claims_table(res, fluids[profile], quick).assign(profile=profile)
+            for profile, res in results.items()
+        ],
+        ignore_index=True,
+    )
     write_atomic(out / "claims.csv", claims.to_csv(index=False, lineterminator="\n"))
     written.append("claims.csv")
     _print(tq, fluid, loss, claims)
@@ -372,18 +383,22 @@ def tq_table(quick: bool) -> pd.DataFrame:
 # --------------------------------------------------------------- the aggregated scenario
 
 
-def buffer_loss_table(r: Results) -> pd.DataFrame:
+def buffer_loss_table(results: dict[str, Results]) -> pd.DataFrame:
     """Table III's quantity: the fraction of packets lost to transmit-buffer
-    overflow, per class and strategy (the paper's values are withheld)."""
+    overflow, per profile, strategy and class, over whole flows (`CLASS`)
+    and over each flow's first 30 s (`CLASS_30s`, Fig. 9's window; the
+    paper's values are withheld)."""
     rows = []
-    for name in study.AGGREGATE:
-        agg = r.aggregate.get(name)
-        if agg is None:
-            continue
-        row: dict[str, Any] = {"strategy": name}
-        for c in study.CLASSES:
-            row[c.name] = agg.metrics[f"{c.name}_tx_buffer_loss"]
-        rows.append(row)
+    for profile, r in results.items():
+        for name in study.AGGREGATE:
+            agg = r.aggregate.get(name)
+            if agg is None:
+                continue
+            row: dict[str, Any] = {"profile": profile, "strategy": name}
+            for c in study.CLASSES:
+                row[c.name] = agg.metrics[f"{c.name}_tx_buffer_loss"]
+                row[f"{c.name}_30s"] = agg.metrics[f"{c.name}_window_tx_buffer_loss"]
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -429,7 +444,7 @@ def _print(tq: pd.DataFrame, fluid: pd.DataFrame, loss: pd.DataFrame, claims: pd
         "within 10 %",
     ):
         t.add_column(col)
-    for row in fluid.itertuples(index=False):
+    for row in fluid[fluid["profile"] == study.DEFAULT_PROFILE].itertuples(index=False):
         t.add_row(
             row.frame,
             row.strategy,
@@ -440,17 +455,34 @@ def _print(tq: pd.DataFrame, fluid: pd.DataFrame, loss: pd.DataFrame, claims: pd
             "yes" if row.within_10pct else "no",
         )
     console.print(t)
-    t = Table(title="tfrc-dama: packets lost to transmit-buffer overflow (Table III's quantity)")
-    t.add_column("strategy")
-    for c in study.CLASSES:
-        t.add_column(f"{c.name} ({c.buffer} pkt)", justify="right")
-    for row in loss.to_dict(orient="records"):
-        t.add_row(row["strategy"], *(f"{100 * row[c.name]:.3f} %" for c in study.CLASSES))
-    console.print(t)
-    t = Table(title="tfrc-dama: the paper's claims, checked on the measured numbers")
-    for col in ("claim", "measured", "criterion", "holds"):
-        t.add_column(col, overflow="fold")
-    for _, row in claims.iterrows():
-        holds = {True: "HOLDS", False: "DOES NOT HOLD"}.get(row["holds"], "-")
-        t.add_row(row["claim"], str(row["measured"]), row["criterion"], holds)
-    console.print(t)
+    for profile in study.PROFILES:
+        rows = loss[loss["profile"] == profile].to_dict(orient="records")
+        if not rows:
+            continue
+        t = Table(
+            title=f"tfrc-dama, TFRC {profile}: packets lost to transmit-buffer overflow "
+            "(Table III's quantity), whole flows / each flow's first 30 s"
+        )
+        t.add_column("strategy")
+        for c in study.CLASSES:
+            t.add_column(f"{c.name} ({c.buffer} pkt)", justify="right")
+        for row in rows:
+            t.add_row(
+                row["strategy"],
+                *(
+                    f"{100 * row[c.name]:.3f} / {100 * row[c.name + '_30s']:.3f} %"
+                    for c in study.CLASSES
+                ),
+            )
+        console.print(t)
+    for profile in study.PROFILES:
+        part = claims[claims["profile"] == profile]
+        t = Table(
+            title=f"tfrc-dama, TFRC {profile}: the paper's claims, checked on the measured numbers"
+        )
+        for col in ("claim", "measured", "criterion", "holds"):
+            t.add_column(col, overflow="fold")
+        for _, row in part.iterrows():
+            holds = {True: "HOLDS", False: "DOES NOT HOLD"}.get(row["holds"], "-")
+            t.add_row(row["claim"], str(row["measured"]), row["criterion"], holds)
+        console.print(t)

@@ -54,6 +54,11 @@ pub struct MediaSource {
     pub generated: u64,
     pub overflow: u64,
     pub buffer_max: usize,
+    /// The same counts for the packets generated before `window_end` (a
+    /// flow's first seconds, where slow start makes its losses).
+    window_end: Time,
+    pub window_generated: u64,
+    pub window_overflow: u64,
 }
 
 impl MediaSource {
@@ -69,7 +74,16 @@ impl MediaSource {
             generated: 0,
             overflow: 0,
             buffer_max: 0,
+            window_end: Time::NEVER,
+            window_generated: 0,
+            window_overflow: 0,
         }
+    }
+
+    /// Counts the packets generated in the first `window` apart.
+    pub fn with_window(mut self, start: Time, window: Duration) -> MediaSource {
+        self.window_end = start + window;
+        self
     }
 
     /// When the next packet is generated (`Time::NEVER` once stopped).
@@ -84,12 +98,15 @@ impl MediaSource {
     /// Generates every packet due by `now`.
     pub fn generate(&mut self, now: Time) {
         while self.next <= now && self.next < self.stop {
+            let early = self.next < self.window_end;
             self.generated += 1;
+            self.window_generated += u64::from(early);
             if self.buffer.len() < self.capacity {
                 self.buffer.push_back(self.next);
                 self.buffer_max = self.buffer_max.max(self.buffer.len());
             } else {
                 self.overflow += 1;
+                self.window_overflow += u64::from(early);
             }
             self.next += self.interval;
         }
@@ -141,6 +158,18 @@ mod tests {
         m.generate(Time::from_secs_f64(0.4));
         assert_eq!((m.generated, m.overflow, m.waiting()), (6, 4, 2));
         assert_eq!(m.generated, m.overflow + m.waiting() as u64);
+    }
+
+    #[test]
+    fn the_first_window_counts_its_own_losses() {
+        let start = Time::from_secs_f64(1.0);
+        let mut m = MediaSource::new(&cfg(16_000.0, 2), 160, start)
+            .with_window(start, Duration::from_millis(200));
+        // Packets at 1.00, 1.08, 1.16 s in the window, 1.24 and 1.32 after;
+        // the buffer of 2 lets the first two in.
+        m.generate(Time::from_secs_f64(1.35));
+        assert_eq!((m.generated, m.overflow), (5, 3));
+        assert_eq!((m.window_generated, m.window_overflow), (3, 1));
     }
 
     #[test]

@@ -89,6 +89,12 @@ pub struct TfrcData {
     pub rtt_ps: u64,
     /// A Quick-Start request (RFC 4782 §4.1); rate code 0 = none.
     pub qs: QsOption,
+    /// ns-2.35's extra fields (`hdr_tfrc`, used by `profile = "ns2"`): the
+    /// sender's report count (`round_id`), whether the packet asks for a
+    /// report at once (`UrgentFlag`) and its TCP-style RTO (`tzero`).
+    pub round: u32,
+    pub urgent: bool,
+    pub rto_ps: u64,
 }
 
 /// A TFRC feedback packet (RFC 5348 §3.2.2), with the Quick-Start response

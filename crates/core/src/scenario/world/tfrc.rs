@@ -20,7 +20,7 @@ use crate::net::{AgentAddr, Header, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
 use crate::transport::tfrc::sender::QsState;
-use crate::transport::tfrc::{TfrcConfig, TfrcReceiver, TfrcSender};
+use crate::transport::tfrc::{Receiver, Sender, TfrcConfig};
 use serde::{Deserialize, Serialize};
 
 /// A `tfrc[]` entry; the transport's parameters are the model's own
@@ -65,8 +65,8 @@ pub struct TfrcFlow {
     pub name: String,
     cfg: TfrcConfig,
     pub media: MediaSource,
-    pub sender: TfrcSender,
-    pub receiver: TfrcReceiver,
+    pub sender: Sender,
+    pub receiver: Receiver,
     pub dejitter: Dejitter,
     pub start: Time,
     /// Flow id of the data; reports are `flow + 1`.
@@ -98,6 +98,7 @@ impl TfrcFlow {
         "tx_buffer_packets",
         "rtt_s",
         "p",
+        "send_bps",
         "goodput_bps",
     ];
 
@@ -107,8 +108,8 @@ impl TfrcFlow {
             name: d.name.clone(),
             cfg: d.config.clone(),
             media: MediaSource::new(&d.media, d.config.packet_bytes, start),
-            sender: TfrcSender::new(&d.config, start),
-            receiver: TfrcReceiver::new(&d.config),
+            sender: Sender::new(&d.config, start),
+            receiver: Receiver::new(&d.config),
             dejitter: Dejitter::new(d.tolerable_delay),
             start,
             flow,
@@ -131,6 +132,7 @@ impl TfrcFlow {
     /// `linger` after its last packet.
     pub fn of_class(mut self, class: u32, startup_window: Duration, linger: Duration) -> TfrcFlow {
         self.class = Some(class);
+        self.media = self.media.with_window(self.start, startup_window);
         self.startup_window = startup_window;
         self.linger = linger;
         self
@@ -144,9 +146,9 @@ impl TfrcFlow {
         if self.class.is_none() || !self.media.done() {
             return false;
         }
-        let all_in = self.receiver.packets >= self.sender.stats.packets
+        let all_in = self.receiver.packets() >= self.sender.stats().packets
             && !self.receiver.report_pending()
-            && self.reports_sent == self.sender.stats.reports;
+            && self.reports_sent == self.sender.stats().reports;
         all_in || now >= self.last_send + self.linger
     }
 
@@ -162,25 +164,12 @@ impl TfrcFlow {
         if self.class.is_some() && self.media.done() {
             return self.last_send + self.linger;
         }
-        let send = if self.media.waiting() > 0 {
-            self.sender.next_send_at().max(now)
-        } else {
-            Time::NEVER
-        };
-        // The nofeedback timer runs once the first packet has gone.
-        let nofeedback = if self.sender.stats.packets > 0 {
-            self.sender.poll_at()
-        } else {
-            Time::NEVER
-        };
-        send.min(self.media.poll_at()).min(nofeedback)
+        let sender = self.sender.poll_at(self.media.waiting() > 0).max(now);
+        sender.min(self.media.poll_at())
     }
 
     pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
         if k == SENDER {
-            if self.sender.stats.packets > 0 {
-                self.sender.on_timer(cx.now);
-            }
             self.service(cx);
         } else if self.receiver.on_timer(cx.now) {
             self.send_report(cx);
@@ -217,11 +206,12 @@ impl TfrcFlow {
     fn service(&mut self, cx: &mut Ctx<'_>) {
         let now = cx.now;
         self.media.generate(now);
-        while self.media.waiting() > 0 && self.sender.next_send_at() <= now {
+        let n = self.sender.poll(now, self.media.waiting());
+        for _ in 0..n {
             let generated = self.media.take().expect("a packet waits");
             let (seq, h) = self.sender.on_send(now, self.media.waiting() > 0);
             let p = Pdu {
-                bytes: self.cfg.packet_bytes,
+                bytes: self.cfg.wire_bytes(),
                 flow: self.flow,
                 seq,
                 src_node: self.nodes[0],
@@ -236,13 +226,15 @@ impl TfrcFlow {
             self.ifaces[0].send(cx.out, p);
             self.last_send = now;
         }
-        if self.media.waiting() > 0 {
-            self.sender.note_waiting();
+        if self.media.done() {
+            self.sender.stop();
         }
     }
 
     fn send_report(&mut self, cx: &mut Ctx<'_>) {
-        let fb = self.receiver.report(cx.now);
+        let Some(fb) = self.receiver.report(cx.now) else {
+            return;
+        };
         let p = Pdu {
             bytes: self.cfg.feedback_bytes,
             flow: self.flow + 1,
@@ -271,7 +263,7 @@ impl TfrcFlow {
         put(s, key("tx_buffer_overflow"), m.overflow);
         put(s, key("tx_buffer_waiting"), m.waiting() as u64);
         put(s, key("tx_buffer_max_packets"), m.buffer_max as u64);
-        let st = &self.sender.stats;
+        let st = self.sender.stats();
         put(s, key("packets_sent"), st.packets);
         put(s, key("reports_received"), st.reports);
         put(s, key("reports_sent"), self.reports_sent);
@@ -284,6 +276,8 @@ impl TfrcFlow {
             .qs_validated_at
             .map(|t| t.since(self.start).as_secs_f64());
         put(s, key("qs_validated_s"), opt(validated));
+        let cut = st.qs_cut_at.map(|t| t.since(self.start).as_secs_f64());
+        put(s, key("qs_cut_s"), opt(cut));
         let first = st
             .first_report_at
             .map(|t| t.since(self.start).as_secs_f64());
@@ -297,9 +291,9 @@ impl TfrcFlow {
         };
         s.insert(key("qs_state"), serde_json::Value::from(qs));
         let r = &self.receiver;
-        put(s, key("packets_received"), r.packets);
-        put(s, key("loss_events"), r.loss_history().loss_events);
-        put(s, key("packets_lost"), r.loss_history().packets_lost);
+        put(s, key("packets_received"), r.packets());
+        put(s, key("loss_events"), r.loss_events());
+        put(s, key("packets_lost"), r.packets_lost());
         let d = &self.dejitter;
         put(s, key("late"), d.late);
         let secs = |ps: f64| ps / 1e12;
@@ -327,7 +321,7 @@ impl TfrcFlow {
         }
         let active = now.since(self.start).as_secs_f64();
         let goodput = if active > 0.0 {
-            r.bytes as f64 * 8.0 / active
+            r.bytes() as f64 * 8.0 / active
         } else {
             f64::NAN
         };
@@ -357,7 +351,8 @@ impl TfrcFlow {
             "tx_buffer_packets" => self.media.waiting() as f64,
             "rtt_s" => self.sender.rtt_s().unwrap_or(f64::NAN),
             "p" => self.sender.p(),
-            _ => mem.per_interval(self.receiver.bytes as f64 * 8.0, dt),
+            "send_bps" => mem.per_interval(self.sender.stats().bytes as f64 * 8.0, dt),
+            _ => mem.per_interval(self.receiver.bytes() as f64 * 8.0, dt),
         }
     }
 }

@@ -142,6 +142,8 @@ struct Tally {
     flows: u64,
     generated: u64,
     overflow: u64,
+    window_generated: u64,
+    window_overflow: u64,
     sent: u64,
     received: u64,
     late: u64,
@@ -160,12 +162,15 @@ impl Tally {
         self.flows += 1;
         self.generated += f.media.generated;
         self.overflow += f.media.overflow;
-        self.sent += f.sender.stats.packets;
-        self.received += f.receiver.packets;
+        self.window_generated += f.media.window_generated;
+        self.window_overflow += f.media.window_overflow;
+        let st = f.sender.stats();
+        self.sent += st.packets;
+        self.received += f.receiver.packets();
         self.late += f.dejitter.late;
-        self.lost += f.receiver.loss_history().packets_lost;
-        self.nofeedback += f.sender.stats.nofeedback_expiries;
-        self.qs_approved += u64::from(f.sender.stats.qs_approved_bps > 0.0);
+        self.lost += f.receiver.packets_lost();
+        self.nofeedback += st.nofeedback_expiries;
+        self.qs_approved += u64::from(st.qs_approved_bps > 0.0);
         self.e2ed.merge(&f.dejitter.e2ed);
         for &(age, e2ed) in &f.startup {
             self.window.record(e2ed);
@@ -305,6 +310,15 @@ impl TfrcArrivals {
             }
         };
         put(s, key("tx_buffer_loss"), num(share(t.overflow)));
+        // The same over each flow's first `window` (Fig. 9's).
+        put(s, key("window_generated"), t.window_generated);
+        put(s, key("window_tx_buffer_overflow"), t.window_overflow);
+        let window_share = if t.window_generated > 0 {
+            t.window_overflow as f64 / t.window_generated as f64
+        } else {
+            f64::NAN
+        };
+        put(s, key("window_tx_buffer_loss"), num(window_share));
         put(s, key("packets_sent"), t.sent);
         put(s, key("packets_received"), t.received);
         put(s, key("packets_lost"), t.lost);

@@ -7,25 +7,57 @@
 //! - `receiver`: the receive rate and when to send feedback (§6)
 //! - `sender`: the allowed rate, slow start, X_recv set, nofeedback timer
 //!   (§4) and the Quick-Start phase
+//! - `ns2_sender`, `ns2_receiver`, `ns2_formula`: the same as ns-2.35's
+//!   TFRC agents run them (`profile = "ns2"`)
+//! - `profile`: one sender and one receiver type over the profiles
 //!
-//! Rates are bytes/s of whole packets on the wire: the sender paces packets
-//! of `packet_bytes`, and the receiver counts the same bytes.
+//! Under the RFC profiles rates are bytes/s of whole packets on the wire:
+//! the sender paces packets of `packet_bytes`, and the receiver counts the
+//! same bytes. Under ns2 they are bytes/s of `packet_bytes`, and each
+//! packet carries `header_bytes` more on the wire, as ns-2's do.
 
 pub mod equation;
 pub mod loss_history;
+pub mod ns2_formula;
+pub mod ns2_receiver;
+pub mod ns2_sender;
+pub mod profile;
 pub mod receiver;
 pub mod sender;
 
+pub use profile::{Receiver, Sender};
 pub use receiver::TfrcReceiver;
 pub use sender::TfrcSender;
 
 use crate::engine::Duration;
 use serde::{Deserialize, Serialize};
 
-/// Which revision of TFRC's sender rules (the two differ in start-up,
-/// which is what the tfrc-dama study measures).
+/// Whose rules a TFRC flow follows: an RFC's, or ns-2.35's agents (the
+/// simulator of the studies satcc reproduces), which differ from both in
+/// start-up, slow start and reporting (`ns2_sender`, `ns2_receiver`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+pub enum Profile {
+    #[default]
+    Rfc5348,
+    Rfc3448,
+    Ns2,
+}
+
+impl Profile {
+    /// The RFC whose sender rules apply; None for ns-2's.
+    pub fn revision(self) -> Option<Revision> {
+        match self {
+            Profile::Rfc5348 => Some(Revision::Rfc5348),
+            Profile::Rfc3448 => Some(Revision::Rfc3448),
+            Profile::Ns2 => None,
+        }
+    }
+}
+
+/// Which revision of TFRC's sender rules (the two differ in start-up,
+/// which is what the tfrc-dama study measures).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Revision {
     /// RFC 3448 §4.3, which the tfrc-dama paper's simulator followed: one
     /// packet per second until the first report, then
@@ -43,20 +75,28 @@ pub enum Revision {
 /// of the flow's entry, named with their units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TfrcConfig {
-    /// A data packet's size on the wire.
+    /// A data packet's size on the wire (RFC profiles), or ns-2's
+    /// `packetSize_`, to which the wire adds `header_bytes`.
     pub packet_bytes: u32,
-    /// Of those, IP and transport headers (TFRC-SP's H, RFC 4828 §3).
-    #[serde(default = "header_default")]
-    pub header_bytes: u32,
+    /// IP and transport headers (TFRC-SP's H, RFC 4828 §3): of
+    /// `packet_bytes` under the RFC profiles (default 40), on top of them
+    /// under ns2 (`headersize_`, default 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_bytes: Option<u32>,
     /// TFRC-SP (RFC 4828).
     #[serde(default)]
     pub small_packets: bool,
     #[serde(default)]
-    pub revision: Revision,
+    pub profile: Profile,
     /// The nofeedback timer before the first RTT sample (RFC 5348 §4.2:
-    /// 2 s; the paper's section 3.5 argues for 3 s over satellite paths).
-    #[serde(rename = "initial_rto_ps", default = "initial_rto_default")]
-    pub initial_rto: Duration,
+    /// 2 s; ns-2: two packets at its initial rate; the paper's section 3.5
+    /// argues for 3 s over satellite paths).
+    #[serde(
+        rename = "initial_rto_ps",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub initial_rto: Option<Duration>,
     /// The longest back-off between packets (t_mbi, §4.3): the rate never
     /// falls below packet_bytes / t_mbi.
     #[serde(rename = "t_mbi_ps", default = "t_mbi_default")]
@@ -74,12 +114,6 @@ pub struct TfrcConfig {
     pub quick_start_bps: Option<f64>,
 }
 
-fn header_default() -> u32 {
-    40
-}
-fn initial_rto_default() -> Duration {
-    Duration::from_millis(2000)
-}
 fn t_mbi_default() -> Duration {
     Duration::from_millis(64_000)
 }
@@ -98,10 +132,10 @@ impl TfrcConfig {
     pub fn new(packet_bytes: u32) -> TfrcConfig {
         TfrcConfig {
             packet_bytes,
-            header_bytes: header_default(),
+            header_bytes: None,
             small_packets: false,
-            revision: Revision::default(),
-            initial_rto: initial_rto_default(),
+            profile: Profile::default(),
+            initial_rto: None,
             t_mbi: t_mbi_default(),
             feedback_bytes: feedback_default(),
             quick_start_bps: None,
@@ -112,16 +146,17 @@ impl TfrcConfig {
         if self.packet_bytes == 0 {
             return Err("packet_bytes must be positive".into());
         }
-        if self.header_bytes >= self.packet_bytes {
+        if self.profile != Profile::Ns2 && self.header_bytes() >= self.packet_bytes {
             return Err(format!(
                 "header_bytes ({}) must be smaller than packet_bytes ({})",
-                self.header_bytes, self.packet_bytes
+                self.header_bytes(),
+                self.packet_bytes
             ));
         }
         if self.feedback_bytes == 0 {
             return Err("feedback_bytes must be positive".into());
         }
-        for (name, v) in [("initial_rto", self.initial_rto), ("t_mbi", self.t_mbi)] {
+        for (name, v) in [("initial_rto", self.initial_rto()), ("t_mbi", self.t_mbi)] {
             if v.ps() == 0 {
                 return Err(format!("{name} must be positive"));
             }
@@ -149,8 +184,9 @@ impl TfrcConfig {
     /// §3); 1 for plain TFRC.
     pub fn header_penalty(&self) -> f64 {
         if self.small_packets {
-            let p = f64::from(self.packet_bytes - self.header_bytes);
-            p / (p + f64::from(self.header_bytes))
+            let h = self.header_bytes();
+            let p = f64::from(self.packet_bytes - h);
+            p / (p + f64::from(h))
         } else {
             1.0
         }
@@ -167,7 +203,25 @@ impl TfrcConfig {
         (4.0 * s).min((2.0 * s).max(4380.0))
     }
 
+    /// The nofeedback timer before any report, where a fixed one applies
+    /// (under ns2 without one set it is two packets at the initial rate).
     pub fn initial_rto(&self) -> Duration {
-        self.initial_rto
+        self.initial_rto.unwrap_or(Duration::from_millis(2000))
+    }
+
+    /// Header bytes: the one set, or the profile's default.
+    pub fn header_bytes(&self) -> u32 {
+        self.header_bytes.unwrap_or(match self.profile {
+            Profile::Ns2 => ns2_sender::HEADER_BYTES,
+            _ => 40,
+        })
+    }
+
+    /// A data packet's size on the wire.
+    pub fn wire_bytes(&self) -> u32 {
+        match self.profile {
+            Profile::Ns2 => self.packet_bytes + self.header_bytes(),
+            _ => self.packet_bytes,
+        }
     }
 }

@@ -178,7 +178,7 @@ mod tests {
         TfrcData {
             sent,
             rtt_ps: rtt_ms * 1_000_000_000,
-            qs: QsOption::default(),
+            ..TfrcData::default()
         }
     }
 

@@ -1,4 +1,4 @@
-//! The TFRC sender (RFC 5348 §4; RFC 3448 §4 as `Revision::Rfc3448`): the
+//! The TFRC sender (RFC 5348 §4; RFC 3448 §4 as `Profile::Rfc3448`): the
 //! allowed sending rate X, set from the receiver's reports by slow start
 //! or the throughput equation, limited by the receive rate, backed off by
 //! the nofeedback timer; packets paced one per s/X.
@@ -50,6 +50,9 @@ pub struct SenderStats {
     /// The approved Quick-Start rate, bits/s (0: none).
     pub qs_approved_bps: f64,
     pub qs_validated_at: Option<Time>,
+    /// When the rate first fell below the Quick-Start rate it was given:
+    /// the paper's step (c), whichever report or timer made it.
+    pub qs_cut_at: Option<Time>,
     /// When the first report (with a Quick-Start response, if asked) came.
     pub first_report_at: Option<Time>,
 }
@@ -57,6 +60,7 @@ pub struct SenderStats {
 #[derive(Clone, Debug)]
 pub struct TfrcSender {
     cfg: TfrcConfig,
+    revision: Revision,
     /// Allowed rate, bytes/s on the wire.
     x: f64,
     /// RTT estimate, seconds.
@@ -81,6 +85,7 @@ impl TfrcSender {
     pub fn new(cfg: &TfrcConfig, start: Time) -> TfrcSender {
         TfrcSender {
             cfg: cfg.clone(),
+            revision: cfg.profile.revision().unwrap_or_default(),
             x: f64::from(cfg.packet_bytes),
             r: None,
             tld: start,
@@ -159,13 +164,14 @@ impl TfrcSender {
             sent: now,
             rtt_ps,
             qs,
+            ..TfrcData::default()
         };
         (seq, h)
     }
 
     /// The rate slow start starts from and never falls below (§4.2).
     fn initial_rate(&self, r: f64) -> f64 {
-        match self.cfg.revision {
+        match self.revision {
             Revision::Rfc5348 => self.cfg.w_init() / r,
             Revision::Rfc3448 => self.s() / r,
         }
@@ -234,7 +240,7 @@ impl TfrcSender {
             }
             self.qs = QsState::NotUsed;
         }
-        self.x = match self.cfg.revision {
+        self.x = match self.revision {
             Revision::Rfc5348 => self.initial_rate(r),
             Revision::Rfc3448 => (2.0 * self.x)
                 .min(2.0 * fb.x_recv)
@@ -245,7 +251,7 @@ impl TfrcSender {
     /// Step 4 of §4.3 (RFC 3448: the last report's X_recv alone).
     fn update_rate(&mut self, now: Time, fb: &TfrcFeedback, r: f64) {
         let new_loss = fb.p > self.p;
-        let recv_limit = match self.cfg.revision {
+        let recv_limit = match self.revision {
             Revision::Rfc3448 => 2.0 * fb.x_recv,
             Revision::Rfc5348 if !self.rate_limited && new_loss => {
                 for e in &mut self.x_recv_set {
@@ -387,7 +393,7 @@ mod tests {
     #[test]
     fn rfc3448_first_report_gives_one_packet_per_rtt() {
         let mut cfg = TfrcConfig::new(1000);
-        cfg.revision = Revision::Rfc3448;
+        cfg.profile = crate::transport::tfrc::Profile::Rfc3448;
         let mut s = TfrcSender::new(&cfg, Time::ZERO);
         s.on_send(ms(0), false);
         s.on_feedback(ms(500), &report(ms(0), 0.0, 0.0));
@@ -475,7 +481,7 @@ mod tests {
 
     fn qs_sender() -> TfrcSender {
         let mut cfg = TfrcConfig::new(1316);
-        cfg.revision = Revision::Rfc3448;
+        cfg.profile = crate::transport::tfrc::Profile::Rfc3448;
         cfg.quick_start_bps = Some(320_000.0);
         TfrcSender::new(&cfg, Time::ZERO)
     }
