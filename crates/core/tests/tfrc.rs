@@ -126,9 +126,11 @@ fn tfrc_and_tcp_share_a_drop_tail_bottleneck_as_in_ns2() {
     // with a short queue; the gap closes as the queue grows. Measured
     // (2026-11-24): satcc 2.81, 1.25, 1.29 against ns-2's 3.21, 2.25, 1.30
     // for 25, 50, 100 packets. With one flow of each the outcome depends
-    // on drop-tail phase effects, and ns-2's receiver discounts old loss
-    // intervals (RFC 5348 §5.5, its `discount_` default), which satcc does
-    // not model. Checked: each ratio within a factor of two of ns-2's, TFRC
+    // on drop-tail phase effects, and ns-2's TFRC is not RFC 5348's (its
+    // receiver discounts old loss intervals, its sender's equation takes
+    // the TCP RTO): the tfrc-crosscheck study compares satcc's ns2 profile
+    // with ns-2 over ensembles of this dumbbell. Checked here, for the RFC
+    // profile: each ratio within a factor of two of ns-2's, TFRC
     // ahead with the short queue in both, and RFC 5348's aim (within a
     // factor of two of TCP) with the long one.
     let ratios: Vec<f64> = NS2_RATIO
@@ -149,12 +151,4 @@ fn tfrc_and_tcp_share_a_drop_tail_bottleneck_as_in_ns2() {
         "queue 100: TFRC/TCP = {}",
         ratios[2]
     );
-}
-
-#[test]
-fn the_ns2_profile_on_the_same_dumbbell() {
-    for &(queue, ns2) in &NS2_RATIO {
-        let ratio = tfrc_over_tcp(queue, Profile::Ns2);
-        eprintln!("queue {queue}: TFRC/TCP satcc ns2 profile {ratio:.3}, ns-2 {ns2:.3}");
-    }
 }
