@@ -11,12 +11,12 @@ import math
 import pytest
 import satcc
 from satcc import studies
-from satcc.studies import ns2_tfrc
+from satcc.studies import ns2, ns2_tfrc
 from satcc.studies import tfrc_crosscheck as study
 from satcc.studies.ns2_tfrc import TfrcCase
 
 NO_NS2 = "ns-2 (`ns`, Debian package ns2) is not installed: bash scripts/ensure-ns2.sh"
-needs_ns2 = pytest.mark.skipif(ns2_tfrc.find_ns() is None, reason=NO_NS2)
+needs_ns2 = pytest.mark.skipif(ns2.find_ns() is None, reason=NO_NS2)
 
 
 def _lines(script: str) -> list[str]:

@@ -325,21 +325,27 @@ def find_ns() -> str | None:
     return shutil.which(NS_COMMAND)
 
 
-def run(case: Case, seed: int, ns: str | None = None, timeout_s: float = 600.0) -> dict[str, Any]:
-    """Run `case` with `seed` in ns-2 and return `parse_output`'s figures."""
+def run_script(script: str, ns: str | None = None, timeout_s: float = 600.0) -> str:
+    """Run the Tcl `script` in ns-2 (in a scratch folder) and return what
+    it printed; raises if ns-2 is missing or fails."""
     ns = ns or find_ns()
     if ns is None:
         raise FileNotFoundError("ns-2 (`ns`) is not installed: apt-get install ns2")
     with tempfile.TemporaryDirectory(prefix="satcc-ns2-") as tmp:
-        script = os.path.join(tmp, "case.tcl")
-        with open(script, "w", encoding="utf-8") as f:
-            f.write(tcl_script(case, seed))
+        path = os.path.join(tmp, "case.tcl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(script)
         done = subprocess.run(
-            [ns, script], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
+            [ns, path], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
         )
     if done.returncode != 0:
         raise RuntimeError(f"ns exited with {done.returncode}: {done.stderr[-500:]}")
-    return parse_output(done.stdout, case)
+    return done.stdout
+
+
+def run(case: Case, seed: int, ns: str | None = None, timeout_s: float = 600.0) -> dict[str, Any]:
+    """Run `case` with `seed` in ns-2 and return `parse_output`'s figures."""
+    return parse_output(run_script(tcl_script(case, seed), ns, timeout_s), case)
 
 
 def mean_or_nan(values: list[float]) -> float:

@@ -14,9 +14,10 @@ Two topologies:
 
 - `path`: copy k is a host s_k sending to r_k over one duplex link of
   `rate_bps` and `delay_s + k * delay_step_s` each way, TFRC data one way
-  and reports back; `loss` (per packet, random) or `loss_every` (every n-th
-  packet, ns-2's ErrorModel/Periodic, the same losses in both simulators) on
-  the data direction, after the transmitter;
+  and reports back; on the data direction, after the transmitter, `loss`
+  (per packet, each simulator its own draws) or the same losses in both:
+  `loss_every` (every n-th packet, ns-2's ErrorModel/Periodic), `loss_list`
+  or `loss_pattern` (packets by number, ns-2's ErrorModel/List);
 - `dumbbell`: copy k is the dumbbell of crates/core/tests/data/
   ns2_tfrc_tcp.tcl, a greedy TFRC flow and a NewReno bulk transfer sharing a
   2 Mb/s drop-tail bottleneck, the TFRC sender's access delay 1 ms +
@@ -38,15 +39,11 @@ counts them. What the script prints, per copy k:
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from satcc.studies import ns2
-from satcc.studies.ns2 import find_ns
 
 # ns-default.tcl: Agent/TFRC headersize_ (useHeaders_ true), TFRCSink
 # packetSize_.
@@ -172,6 +169,17 @@ def _media(case: TfrcCase, k: int) -> list[str]:
     ]
 
 
+def _error_model(case: TfrcCase, k: int, kind: str, *settings: str) -> list[str]:
+    """An ns-2 ErrorModel/`kind` in packet units on copy k's data direction."""
+    return [
+        f"set em({k}) [new ErrorModel/{kind}]",
+        f"$em({k}) unit pkt",
+        *(f"$em({k}) {setting}" for setting in settings),
+        f"$em({k}) drop-target [new Agent/Null]",
+        f"$ns link-lossmodel $em({k}) $s({k}) $r({k})",
+    ]
+
+
 def _path(case: TfrcCase, k: int, seed: int, lost: tuple[int, ...]) -> list[str]:
     lines = [
         f"set s({k}) [$ns node]; set r({k}) [$ns node]",
@@ -195,24 +203,14 @@ def _path(case: TfrcCase, k: int, seed: int, lost: tuple[int, ...]) -> list[str]
             f"$ns link-lossmodel $em({k}) $s({k}) $r({k})",
         ]
     elif case.loss_every:
-        lines += [
-            f"set em({k}) [new ErrorModel/Periodic]",
-            f"$em({k}) unit pkt",
-            f"$em({k}) set period_ {case.loss_every}",
-            f"$em({k}) set offset_ {case.loss_every}",
-            f"$em({k}) drop-target [new Agent/Null]",
-            f"$ns link-lossmodel $em({k}) $s({k}) $r({k})",
-        ]
+        # The first loss at the period's end, as satcc's loss_every.
+        lines += _error_model(
+            case, k, "Periodic", f"set period_ {case.loss_every}", f"set offset_ {case.loss_every}"
+        )
     elif lost:
         # ErrorModel/List counts packets from 0.
         drops = " ".join(str(i - 1) for i in sorted(lost))
-        lines += [
-            f"set em({k}) [new ErrorModel/List]",
-            f"$em({k}) unit pkt",
-            f"$em({k}) droplist {{{drops}}}",
-            f"$em({k}) drop-target [new Agent/Null]",
-            f"$ns link-lossmodel $em({k}) $s({k}) $r({k})",
-        ]
+        lines += _error_model(case, k, "List", f"droplist {{{drops}}}")
     lines += _tfrc_agent(case, k)
     lines += [
         f"$ns attach-agent $s({k}) $tf({k}); $ns attach-agent $r({k}) $tfs({k})",
@@ -332,16 +330,4 @@ def parse_output(text: str, case: TfrcCase) -> dict[str, Any]:
 
 def run(case: TfrcCase, seed: int = 1, ns: str | None = None, timeout_s: float = 600.0) -> dict:
     """Run `case` in ns-2 and return `parse_output`'s figures."""
-    ns = ns or find_ns()
-    if ns is None:
-        raise FileNotFoundError("ns-2 (`ns`) is not installed: apt-get install ns2")
-    with tempfile.TemporaryDirectory(prefix="satcc-ns2-") as tmp:
-        script = os.path.join(tmp, "case.tcl")
-        with open(script, "w", encoding="utf-8") as f:
-            f.write(tcl_script(case, seed))
-        done = subprocess.run(
-            [ns, script], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
-        )
-    if done.returncode != 0:
-        raise RuntimeError(f"ns exited with {done.returncode}: {done.stderr[-500:]}")
-    return parse_output(done.stdout, case)
+    return parse_output(ns2.run_script(tcl_script(case, seed), ns, timeout_s), case)

@@ -176,12 +176,8 @@ mod tests {
     use super::*;
     use crate::atm::leaky_bucket::NonConforming;
     use crate::atm::peak_rate::PrcOverflow;
-    use crate::engine::{Duration, RngStream};
-    use crate::net::capacity::CapacityProcess;
-    use crate::net::error_model::ErrorModel;
-    use crate::net::iface::Outbox;
-    use crate::net::link::Link;
-    use crate::net::queue::{Limit, Queue};
+    use crate::engine::Duration;
+    use crate::net::port::testing::Bench;
 
     fn contract(peak: bool, bucket: bool) -> Contract {
         Contract {
@@ -203,26 +199,11 @@ mod tests {
     /// Offers a back-to-back burst of `n` cells of VC 1 at 0 and polls the
     /// port to the end; returns (time, clp) of every cell that left.
     fn burst(c: Contract, n: u64) -> Vec<(Time, u8)> {
-        let link = Link::new(
-            0,
-            1,
-            Queue::drop_tail(Limit::Packets(10)),
-            CapacityProcess::constant(6e6),
-            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
-            Duration::ZERO,
-        );
         let mut upc = UsageParameterControl::default();
         upc.police(1, &c);
-        let mut out = Outbox::default();
-        let (mut release, mut discarded) = (vec![], vec![]);
+        let mut bench = Bench::new(6e6);
         let mut left = vec![];
-        let mut cx = PortCx {
-            now: Time::ZERO,
-            link: &link,
-            out: &mut out,
-            release: &mut release,
-            discarded: &mut discarded,
-        };
+        let mut cx = bench.cx(Time::ZERO);
         for seq in 0..n {
             let mut p = Pdu {
                 flow: 1,

@@ -161,8 +161,51 @@ impl<P: Port> Port for PortChain<P> {
 #[cfg(test)]
 pub(crate) mod testing {
     use super::*;
-    use crate::engine::Duration;
+    use crate::engine::{Duration, RngStream};
+    use crate::net::capacity::CapacityProcess;
+    use crate::net::error_model::ErrorModel;
+    use crate::net::iface::Outbox;
+    use crate::net::queue::{Limit, Queue};
     use std::collections::VecDeque;
+
+    /// What a port's handlers borrow, for tests: a link of `rate_bps` with
+    /// a ten-packet queue, and the buffers the port sends, releases and
+    /// discards into.
+    pub struct Bench {
+        pub link: Link,
+        pub out: Outbox,
+        pub release: Vec<Pdu>,
+        pub discarded: Vec<Pdu>,
+    }
+
+    impl Bench {
+        pub fn new(rate_bps: f64) -> Bench {
+            Bench {
+                link: Link::new(
+                    0,
+                    1,
+                    Queue::drop_tail(Limit::Packets(10)),
+                    CapacityProcess::constant(rate_bps),
+                    ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+                    Duration::ZERO,
+                ),
+                out: Outbox::default(),
+                release: Vec::new(),
+                discarded: Vec::new(),
+            }
+        }
+
+        /// The handlers' context at `now`.
+        pub fn cx(&mut self, now: Time) -> PortCx<'_> {
+            PortCx {
+                now,
+                link: &self.link,
+                out: &mut self.out,
+                release: &mut self.release,
+                discarded: &mut self.discarded,
+            }
+        }
+    }
 
     /// Holds up to `limit` PDUs, drops the rest, and releases one per `gap`.
     pub struct Spacer {
@@ -218,12 +261,8 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Duration, RngStream};
-    use crate::net::capacity::CapacityProcess;
-    use crate::net::error_model::ErrorModel;
-    use crate::net::iface::Outbox;
-    use crate::net::queue::{Limit, Queue};
-    use testing::Spacer;
+    use crate::engine::Duration;
+    use testing::{Bench, Spacer};
 
     /// Drops odd sequence numbers, marks the rest and counts what it saw.
     #[derive(Default)]
@@ -275,27 +314,12 @@ mod tests {
 
     #[test]
     fn released_pdus_pass_the_later_stages_before_the_queue() {
-        let link = Link::new(
-            0,
-            1,
-            Queue::drop_tail(Limit::Packets(10)),
-            CapacityProcess::constant(1e6),
-            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
-            Duration::ZERO,
-        );
-        let mut out = Outbox::default();
-        let (mut release, mut discarded) = (vec![], vec![]);
+        let mut bench = Bench::new(1e6);
         let mut chain = PortChain::new(vec![
             Stage::Spacer(Spacer::new(Duration::from_millis(1), usize::MAX)),
             Stage::Dropper(OddDropper::default()),
         ]);
-        let mut cx = PortCx {
-            now: Time::ZERO,
-            link: &link,
-            out: &mut out,
-            release: &mut release,
-            discarded: &mut discarded,
-        };
+        let mut cx = bench.cx(Time::ZERO);
         for seq in 0..4 {
             let mut p = Pdu {
                 seq,

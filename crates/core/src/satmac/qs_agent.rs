@@ -282,12 +282,7 @@ mod tests {
 
     #[test]
     fn qsd_holds_the_requesting_flow_and_lets_others_pass() {
-        use crate::engine::RngStream;
-        use crate::net::capacity::CapacityProcess;
-        use crate::net::error_model::ErrorModel;
-        use crate::net::iface::Outbox;
-        use crate::net::queue::{Limit, Queue};
-        use crate::net::Link;
+        use crate::net::port::testing::Bench;
         let tq = Duration::from_millis(500);
         let cfg = QsAgentConfig {
             qsd: true,
@@ -295,22 +290,8 @@ mod tests {
             ..QsAgentConfig::default()
         };
         let mut port = QsPort::new(QsAgent::new(&cfg, &large()));
-        let link = Link::new(
-            0,
-            1,
-            Queue::drop_tail(Limit::Packets(10)),
-            CapacityProcess::constant(1e6),
-            ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
-            Duration::ZERO,
-        );
-        let (mut out, mut release, mut discarded) = (Outbox::default(), vec![], vec![]);
-        let mut cx = PortCx {
-            now: Time::ZERO,
-            link: &link,
-            out: &mut out,
-            release: &mut release,
-            discarded: &mut discarded,
-        };
+        let mut bench = Bench::new(1e6);
+        let mut cx = bench.cx(Time::ZERO);
         // Flow 7 asks; flow 9 (another flow through the terminal) and
         // flow 7's next packet follow while the request is held.
         let mut ask = data(7, 0, QsOption::request(320_000.0));
