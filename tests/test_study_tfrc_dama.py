@@ -68,6 +68,15 @@ def test_every_run_is_made_under_ns2s_tfrc_and_again_under_rfc_5348():
     assert all(c["initial_rto"] == "3 s" for c in rto3.values())
 
 
+def test_the_initial_nofeedback_timer_is_the_profiles_or_the_strategys():
+    plain, rto3 = study.STRATEGIES["QSD Tq=max"], study.STRATEGIES["QSD Tq=max RTO=3s"]
+    # ns-2: two 1316-byte packets at 300 B/s; RFC 5348: 2 s.
+    assert study.initial_timer_s("ns2", plain) == pytest.approx(2 * 1316 / 300)
+    assert study.initial_timer_s("ns2", plain, 160) == pytest.approx(2 * 160 / 300)
+    assert study.initial_timer_s("rfc5348", plain) == 2.0
+    assert study.initial_timer_s("ns2", rto3) == study.initial_timer_s("rfc5348", rto3) == 3.0
+
+
 def test_cra_terminals_hold_a_fifth_of_the_channel_from_the_start():
     d = Scenario.from_dict(study.single_flow("large", study.STRATEGIES["CRA"], 0)).validate()
     terminals = d["dvb_rcs"][0]["terminals"]

@@ -138,6 +138,22 @@ QUICK_AGGREGATE_S = 3_000.0
 PAPER_LOAD_BPS = 2e6
 
 
+# ns-2.35's Agent/TFRC starts at InitRate_ = 300 B/s (ns-default.tcl).
+NS2_INIT_RATE_BPS = 300 * 8
+
+
+def initial_timer_s(profile: str, strategy: Strategy, packet_bytes: int = PACKET) -> float:
+    """The nofeedback timer a flow starts with: the strategy's, else the
+    profile's (RFC 5348: 2 s; ns-2: two packets at its initial rate)."""
+    from satcc.units import parse_time
+
+    if strategy.initial_rto is not None:
+        return parse_time(strategy.initial_rto) / 1e12
+    if profile == "ns2":
+        return 2 * packet_bytes * 8 / NS2_INIT_RATE_BPS
+    return 2.0
+
+
 def qs_request_bps(rate_bps: float) -> float:
     """The smallest rate of RFC 4782's table (40 kb/s x 2^N, N >= 1) that
     carries the media: 320 kb/s for 256 kb/s, as the paper asks."""

@@ -64,6 +64,8 @@ class Results:
     by_rate: dict[tuple[str, str], dict[int, np.ndarray]]
     by_rate_first_report: dict[tuple[str, str], dict[int, np.ndarray]]
     aggregate: dict[str, Aggregate]
+    # The TFRC profile the runs were made under.
+    profile: str = study.DEFAULT_PROFILE
 
 
 def gather(
@@ -101,6 +103,7 @@ def gather(
         by_rate={k: {r: np.array(v) for r, v in d.items()} for k, d in by_rate.items()},
         by_rate_first_report={k: {r: np.array(v) for r, v in d.items()} for k, d in first.items()},
         aggregate={k: _aggregate(specs, v) for k, v in agg_runs.items()},
+        profile=profile,
     )
 
 

@@ -269,7 +269,12 @@ def _fluid_kwargs(name: str, timing: FluidTiming) -> dict[str, Any]:
 
 
 def fluid_curve(
-    frame: str, name: str, phases_s: list[float], feedback: str, t: np.ndarray
+    frame: str,
+    name: str,
+    phases_s: list[float],
+    feedback: str,
+    t: np.ndarray,
+    initial_rate: str = "rfc3448",
 ) -> np.ndarray:
     """The fluid model's E2ED against generation time, averaged over start
     phases (each phase its own fluid run)."""
@@ -278,7 +283,14 @@ def fluid_curve(
     curves = []
     for phase in phases_s:
         kw = _fluid_kwargs(name, timing)
-        res = simulate(timing, phase=phase, duration=duration, feedback=feedback, **kw)
+        res = simulate(
+            timing,
+            phase=phase,
+            duration=duration,
+            feedback=feedback,
+            initial_rate=initial_rate,
+            **kw,
+        )
         curves.append(np.interp(t, res.t, res.e2ed()))
     return np.nanmean(curves, axis=0)
 
@@ -289,7 +301,10 @@ FLUID_PHASES = 24
 
 def fluid_curves(r: Results) -> dict[tuple[str, str, str], np.ndarray]:
     """(frame, strategy, feedback) -> the fluid's mean E2ED over the sweep's
-    start phases, on the packets' time axis."""
+    start phases, on the packets' time axis. The fluid starts as RFC 5348
+    does for that profile's runs, else as RFC 3448 (one packet a second
+    before the first report; the model has no rule of ns-2's)."""
+    initial_rate = "rfc5348" if r.profile == "rfc5348" else "rfc3448"
     out = {}
     for frame in study.FRAMES:
         slot = study.timing(frame)["slot_s"]
@@ -300,7 +315,9 @@ def fluid_curves(r: Results) -> dict[tuple[str, str, str], np.ndarray]:
             step = max(1, len(sweep.phases) // FLUID_PHASES)
             phases = [p * slot for p in sweep.phases[::step]]
             for feedback in ("paper", "rfc5348"):
-                out[(frame, name, feedback)] = fluid_curve(frame, name, phases, feedback, sweep.t)
+                out[(frame, name, feedback)] = fluid_curve(
+                    frame, name, phases, feedback, sweep.t, initial_rate
+                )
     return out
 
 
