@@ -181,3 +181,22 @@ def test_cli_results_errors(tmp_path, mm1_campaign, capsys):
     assert "not a campaign" in capsys.readouterr().err
     assert run_cli(["results", str(mm1_campaign), "select nope from runs"]) == 2
     assert "error: SQL:" in capsys.readouterr().err
+
+
+def test_a_campaign_says_when_it_holds_runs_of_several_builds(tmp_path, monkeypatch, capsys):
+    from satcc import store
+
+    c = Campaign.open(tmp_path / "c", create_with=meta())
+    c.append([ok("k1")], [RunPoint({"a": 1}, 1)])
+    ours = c.builds()
+    assert list(ours.values()) == [1] and list(ours) != ["unknown"]
+    assert run_cli(["results", str(tmp_path / "c")]) == 0
+    assert "builds" not in capsys.readouterr().err
+    # Runs stored by another build (before an edit and `make dev`, say).
+    monkeypatch.setattr(store, "_build", lambda: "0123456789abcdef")
+    c.append([ok("k2"), ok("k3")], [RunPoint({"a": 2}, 1), RunPoint({"a": 3}, 1)])
+    assert c.builds() == {"0123456789abcdef": 2, **ours}
+    assert set(c.runs()["satcc_build"]) == {"0123456789abcdef", *ours}
+    assert run_cli(["results", str(tmp_path / "c"), "select count(*) as n from runs"]) == 0
+    err = capsys.readouterr().err
+    assert "holds runs of 2 builds" in err and "0123456789abcdef (2 runs)" in err

@@ -6,6 +6,7 @@
 import dataclasses
 import json
 import math
+import os
 import time
 
 import numpy as np
@@ -396,13 +397,13 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     # and one that lost runs (as if interrupted) computes only those.
     import pandas as pd
     import pyarrow.parquet as pq
-    from satcc import _core
+    from satcc.build import build_id
     from satcc.studies import get
     from satcc.studies.framework import reproduce
 
     study = get("queueing-theory")
     first = reproduce(study, quick=True, out=tmp_path, progress=False, show=False)
-    campaign = tmp_path / f"campaign-{_core.version()}"
+    campaign = tmp_path / f"campaign-{build_id()}"
     # The runs are stored, then merged into one part per table.
     (part,) = sorted((campaign / "runs").glob("part-*.parquet"))
     runs = pq.read_table(part)
@@ -419,6 +420,48 @@ def test_a_reproduction_resumes_from_its_campaign(tmp_path):
     # Only the lost half was recomputed: the kept runs are the same rows.
     assert all(finished[key] == stamp for key, stamp in before.items())
     pd.testing.assert_frame_equal(first, again)
+
+
+def test_a_reproduction_after_a_code_change_recomputes_every_run(tmp_path):
+    # The stored runs of another build are never reused: its campaign is
+    # removed, with a note, and every run computed again. The change is a
+    # real one: a copy of the package with one source edited.
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from satcc import build
+    from satcc.store import Campaign
+
+    def reproduce_with(package_root: Path | None) -> str:
+        env = {**os.environ, "PYTHONPATH": str(package_root)} if package_root else None
+        code = (
+            "import sys; from satcc.cli import main; "
+            "sys.argv = ['satcc', 'reproduce', 'queueing-theory', '--quick', "
+            "'--out', sys.argv[1]]; main()"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "out")],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    reproduce_with(None)
+    old = tmp_path / "out" / f"campaign-{build.build_id()}"
+    assert old.is_dir()
+    copy = tmp_path / "edited" / "satcc"
+    shutil.copytree(Path(build.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "units.py").write_text((copy / "units.py").read_text() + "\n# an edit\n")
+    out = reproduce_with(copy.parent)
+    assert not old.exists()
+    assert f"removed 1 campaign(s) of other builds: {old.name}" in out
+    (new,) = (tmp_path / "out").glob("campaign-*")
+    builds = Campaign.open(new).builds()
+    assert list(builds) == [new.name.removeprefix("campaign-")] != [build.build_id()]
 
 
 def test_a_key_only_other_runs_have_reads_back_as_absent():

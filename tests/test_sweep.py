@@ -137,11 +137,38 @@ def test_run_keys_stable_and_distinct():
     assert run_key(same) == key
 
 
-def test_run_key_includes_the_version(monkeypatch):
+def test_run_key_includes_the_build(monkeypatch):
+    # Any change to the code is another build: its keys match no stored run.
+    from satcc import build
+
     desc = satcc.load(MM1).validate(seed=1)
     key = run_key(desc)
-    monkeypatch.setattr(_core, "version", lambda: "9.9.9")
+    monkeypatch.setattr(build, "build_id", lambda: "0123456789abcdef")
     assert run_key(desc) != key
+
+
+def test_the_build_is_a_digest_of_the_core_and_the_python_sources(tmp_path, monkeypatch):
+    from satcc import build
+
+    ours = build.build_id()
+    assert len(ours) == 16 and int(ours, 16) >= 0
+    # A copy of the package with one Python source edited is another build.
+    import shutil
+
+    package = Path(build.__file__).parent
+    copy = tmp_path / "satcc"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import satcc.build as b; "
+        "print(b.build_id(), b.__file__)"
+    )
+    run = lambda: subprocess.run(  # noqa: E731
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    same, where = run()
+    assert where.startswith(str(tmp_path)) and same == ours
+    (copy / "units.py").write_text((copy / "units.py").read_text() + "\n# an edit\n")
+    assert run()[0] != ours
 
 
 def test_run_key_is_stable_in_another_process():
@@ -220,6 +247,52 @@ def test_version_mismatch_refused_unless_allowed(tmp_path):
     c = run_sweep(scenario, seeds="1..2", campaign=campaign, jobs=1, allow_version_mix=True)
     # The version is in the key, but the old run was this version's, so it is skipped.
     assert (c.last_sweep.done_now, c.last_sweep.skipped) == (1, 1)
+
+
+def test_a_campaign_of_another_build_is_refused_and_its_runs_never_reused(tmp_path, monkeypatch):
+    # A stored run outlives a code change only if satcc cannot tell: the
+    # campaign records its build, and every run its own.
+    from satcc import build
+
+    scenario = tiny(tmp_path)
+    campaign = tmp_path / "c"
+    run_sweep(scenario, seeds="1..2", campaign=campaign, jobs=1)
+    old = build.build_id()
+    assert Campaign.open(campaign).build == old
+    assert Campaign.open(campaign).builds() == {old: 2}
+    # The code changes (an edit and `make dev`): another build.
+    monkeypatch.setattr(build, "build_id", lambda: "feedfacefeedface")
+    with pytest.raises(CampaignError, match=f"build {old}.*feedfacefeedface"):
+        run_sweep(scenario, seeds="1..2", campaign=campaign, jobs=1)
+    assert len(Campaign.open(campaign).runs()) == 2  # nothing was run
+    # Kept deliberately: both seeds run again, and the tables say by whom.
+    c = run_sweep(scenario, seeds="1..2", campaign=campaign, jobs=1, allow_version_mix=True)
+    assert (c.last_sweep.done_now, c.last_sweep.skipped) == (2, 0)
+    assert c.builds() == {old: 2, "feedfacefeedface": 2}
+    assert set(c.runs()["satcc_build"]) == {old, "feedfacefeedface"}
+
+
+def test_an_outcome_of_another_build_is_stored_as_a_failure(tmp_path):
+    # A worker running other code (a cluster not reinstalled) must not fill
+    # this build's keys with its results.
+    from satcc.executors import Outcome
+    from satcc.store import RunPoint
+
+    c = Campaign.open(tmp_path / "c", create_with={"satcc_version": _core.version()})
+    good = Outcome("k1", True, {"run.events": 1}, info={"satcc_build": build_id_now()})
+    stale = Outcome("k2", True, {"run.events": 1}, info={"satcc_build": "0000000000000000"})
+    c.append([good, stale], [RunPoint({}, 1), RunPoint({}, 2)])
+    runs = c.runs().set_index("key")
+    assert runs.loc["k1", "status"] == "ok"
+    assert runs.loc["k2", "status"] == "failed"
+    assert "0000000000000000" in runs.loc["k2", "error"]
+    assert list(c.summary()["key"]) == ["k1"]
+
+
+def build_id_now() -> str:
+    from satcc.build import build_id
+
+    return build_id()
 
 
 class _FlakyExecutor:

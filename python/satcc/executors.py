@@ -86,8 +86,11 @@ def execute(task: Task) -> Outcome:
             for name, times, values in sim.series()
         }
         wall = time.perf_counter() - t0
+        from .build import build_id
+
         info = {
             "satcc_version": _core.version(),
+            "satcc_build": build_id(),
             "wall_s": wall,
             "events": sim.events,
             "host": os.uname().nodename,

@@ -193,6 +193,10 @@ def _run_json(result: Any) -> str:
     facts = dict(result.info)
     facts["seed"] = result.seed
     facts.setdefault("satcc_version", satcc.__version__)
+    if "satcc_build" not in facts:
+        from satcc.build import build_id
+
+        facts["satcc_build"] = build_id()
     return json.dumps(facts, sort_keys=True, indent=2, default=str) + "\n"
 
 

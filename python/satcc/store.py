@@ -79,6 +79,7 @@ _RUN_TAIL: list[tuple[str, pa.DataType]] = [
     ("events", pa.int64()),
     ("error", pa.string()),
     ("satcc_version", pa.string()),
+    ("satcc_build", pa.string()),
     ("finished", pa.string()),
 ]
 _SQL_TYPES = {
@@ -190,6 +191,20 @@ class Campaign:
     @property
     def version(self) -> str | None:
         return self.meta.get("satcc_version")
+
+    @property
+    def build(self) -> str | None:
+        """The build identity (satcc.build) the campaign was created by."""
+        return self.meta.get("satcc_build")
+
+    def builds(self) -> dict[str, int]:
+        """Runs stored by each build ("unknown" for runs that predate the
+        record), most first."""
+        frame = self.sql(
+            "select coalesce(satcc_build, 'unknown') as build, count(*) as n from runs "
+            "group by 1 order by 2 desc, 1"
+        )
+        return {str(b): int(n) for b, n in zip(frame["build"], frame["n"], strict=True)}
 
     @property
     def parameters(self) -> list[str]:
@@ -311,6 +326,7 @@ class Campaign:
         run_rows = []
         for outcome, point in zip(outcomes, chosen, strict=True):
             info = outcome.info or {}
+            outcome = _same_build(outcome)
             run_rows.append(
                 {
                     "key": outcome.key,
@@ -322,6 +338,7 @@ class Campaign:
                     "events": _int_or_none(info.get("events")),
                     "error": None if outcome.ok else (outcome.error or "failed"),
                     "satcc_version": info.get("satcc_version") or _version(),
+                    "satcc_build": info.get("satcc_build") or _build(),
                     "finished": finished,
                 }
             )
@@ -648,6 +665,28 @@ def _version() -> str:
     from satcc import _core
 
     return _core.version()
+
+
+def _build() -> str:
+    from satcc.build import build_id
+
+    return build_id()
+
+
+def _same_build(outcome: Any) -> Any:
+    """An outcome computed by another build than this one (a worker on a
+    cluster running other code) would be stored under this build's key:
+    it is kept as a failure instead."""
+    theirs = (outcome.info or {}).get("satcc_build")
+    if not outcome.ok or theirs is None or theirs == _build():
+        return outcome
+    from dataclasses import replace
+
+    error = (
+        f"computed by satcc build {theirs}, not by this one ({_build()}): the worker runs "
+        "other code; install the same satcc on every worker"
+    )
+    return replace(outcome, ok=False, error=error, summary=None, series=None)
 
 
 def _tmp_path(folder: Path, suffix: str) -> Path:

@@ -243,12 +243,14 @@ def _transpose(zipped: list[tuple[str, list[Any]]]) -> Iterator[list[tuple[str, 
 
 
 def run_key(description: dict | str) -> str:
-    """sha256(normalised_json(description) + "\\n" + satcc version)[:20], hex;
-    `description` is the validated, normalised description with its seed."""
-    from . import _core
+    """sha256(normalised_json(description) + "\\n" + build identity)[:20],
+    hex; `description` is the validated, normalised description with its
+    seed. The build identity (satcc.build) changes with any change to the
+    code, so a stored run is reused only by the build that computed it."""
+    from .build import build_id
 
     text = description if isinstance(description, str) else normalised_json(description)
-    return hashlib.sha256((text + "\n" + _core.version()).encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256((text + "\n" + build_id()).encode("utf-8")).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
@@ -355,23 +357,33 @@ def _bytes(n: int) -> str:
 # Executors
 
 
+def check_executor(executor: Any, scheduler: str | None) -> None:
+    """Refuses an executor and scheduler that do not go together, before
+    anything is opened or written."""
+    if not isinstance(executor, str):
+        return
+    if executor == "local" and scheduler:
+        raise SweepError("--scheduler needs --executor dask")
+    if executor == "dask" and not scheduler:
+        raise SweepError(
+            "--executor dask needs --scheduler tcp://HOST:PORT "
+            "(or --executor dask-local for a cluster on this machine)"
+        )
+    if executor == "dask-local" and scheduler:
+        raise SweepError("--executor dask-local starts its own cluster: drop --scheduler")
+    if executor not in ("local", "dask", "dask-local"):
+        raise SweepError(f"unknown executor {executor!r} (executors: local, dask, dask-local)")
+
+
 def make_executor(executor: Any, jobs: int | None, scheduler: str | None, retries: int) -> Any:
+    check_executor(executor, scheduler)
     if not isinstance(executor, str):
         return executor  # anything with run(tasks) and close()
     if executor == "local":
-        if scheduler:
-            raise SweepError("--scheduler needs --executor dask")
         from .executors import LocalExecutor
 
         return LocalExecutor(jobs, retries)
     if executor in ("dask", "dask-local"):
-        if executor == "dask" and not scheduler:
-            raise SweepError(
-                "--executor dask needs --scheduler tcp://HOST:PORT "
-                "(or --executor dask-local for a cluster on this machine)"
-            )
-        if executor == "dask-local" and scheduler:
-            raise SweepError("--executor dask-local starts its own cluster: drop --scheduler")
         try:
             from .dask_executor import DaskExecutor
         except ImportError as e:
@@ -396,8 +408,11 @@ def _campaign_meta(scenario: Scenario, parameters: list[str]) -> dict[str, Any]:
     except ScenarioError:
         # The base may be incomplete on purpose (every point sets the rest).
         base_description = None
+    from .build import build_id
+
     return {
         "satcc_version": _core.version(),
+        "satcc_build": build_id(),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "scenario": scenario.name,
         "base_description": base_description,
@@ -441,6 +456,7 @@ def sweep(
 
     base = as_scenario(scenario)
     _check_options(max_wall_s, retries, jobs)
+    check_executor(executor, scheduler)
     g = grid(set, zip, seeds)
     check_memory(base, g)
     planned = plan(base, g.points())
@@ -664,14 +680,28 @@ def _brief(value: Any) -> str:
 
 
 def _check_version(store: Campaign, allow_version_mix: bool) -> None:
+    """A campaign is swept by the build that created it: another build's
+    runs are never reused (their keys differ), so they would sit beside
+    this build's in the tables."""
     from . import _core
+    from .build import build_id
 
     theirs, ours = store.version, _core.version()
-    if theirs != ours and not allow_version_mix:
+    if allow_version_mix:
+        return
+    if theirs != ours:
         raise CampaignError(
             f"{store.path}: campaign written by satcc {theirs}, this is satcc {ours}; "
             "its runs would be recomputed and the tables would mix two versions: "
             "use another --campaign, or --allow-version-mix to do it deliberately"
+        )
+    if store.build != build_id():
+        made_by = f"build {store.build}" if store.build else "a build of unknown identity"
+        raise CampaignError(
+            f"{store.path}: campaign written by {made_by} of satcc {theirs}, this is build "
+            f"{build_id()} (the code changed since): its runs were computed by other code and "
+            "would not be reused, and the tables would mix two builds: use another "
+            "--campaign, or --allow-version-mix to keep both"
         )
 
 

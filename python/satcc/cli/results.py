@@ -24,7 +24,8 @@ Examples:
 
 \b
 Views: runs (one row per run: key, status, seed, params, "param.KEY" columns
-and the struct param, wall_s, events, error, satcc_version, finished),
+and the struct param, wall_s, events, error, satcc_version, satcc_build,
+finished),
 summary (the ok runs joined with one column per summary figure), series
 (key, series, time_s, value).""",
 )
@@ -52,6 +53,14 @@ def results(campaign: Path, query: str | None, as_csv: bool) -> int:
             frame = store.sql(query)
         except duckdb.Error as e:
             raise BadInput(f"SQL: {e}") from e
+    builds = store.builds()
+    if len(builds) > 1:
+        listed = ", ".join(f"{b} ({n} runs)" for b, n in builds.items())
+        click.echo(
+            f"note: {store.path} holds runs of {len(builds)} builds of satcc, computed by "
+            f"different code: {listed}; group or filter on satcc_build",
+            err=True,
+        )
     if as_csv:
         click.echo(frame.to_csv(index=False), nl=False)
     elif query is None:

@@ -204,5 +204,9 @@ def sweep(
         note(f"run {key} failed: {error}", quiet)
     if len(counts.errors) > 5:
         note(f"... and {len(counts.errors) - 5} more failed runs", quiet)
+    builds = store.builds() if allow_version_mix else {}
+    if len(builds) > 1:
+        listed = ", ".join(f"{b} ({n} runs)" for b, n in builds.items())
+        note(f"the campaign holds runs of {len(builds)} builds of satcc: {listed}", quiet)
     click.echo(counts.line())
     return EXIT_FAILURE if counts.failed else EXIT_OK

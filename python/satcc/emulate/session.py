@@ -215,8 +215,11 @@ def emulate(
         signal.signal(signal.SIGTERM, previous)
     summary = json.loads(summary_json)
     series = {name: (times, values) for name, times, values in raw_series}
+    from satcc.build import build_id
+
     info = {
         "satcc_version": _core.version(),
+        "satcc_build": build_id(),
         "emulated": True,
         "wall_s": wall,
         "ended_by": why,

@@ -50,11 +50,18 @@ def _what_ran(data: CampaignData, name: str) -> list[str]:
     runs = data.runs
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     versions = sorted(set(runs["satcc_version"].dropna().astype(str))) if len(runs) else []
-    parts = [fact_list(_facts(data, name, versions, len(failed)))]
+    builds = _builds(runs)
+    parts = [fact_list(_facts(data, name, versions, len(failed), builds))]
     if len(versions) > 1:
         parts.append(
             '<p class="note">This campaign mixes results of several satcc versions '
             "(written with --allow-version-mix).</p>"
+        )
+    elif len(builds) > 1:
+        parts.append(
+            '<p class="note">This campaign mixes results of several builds of satcc, '
+            "computed by different code (written with --allow-version-mix): "
+            "group or filter on satcc_build.</p>"
         )
     if data.parameters and len(runs):
         parts.append(_parameter_values(data))
@@ -69,8 +76,20 @@ def _what_ran(data: CampaignData, name: str) -> list[str]:
     return parts
 
 
+def _builds(runs: pd.DataFrame) -> dict[str, int]:
+    """Runs per build identity (satcc.build); "unknown" before it was recorded."""
+    if not len(runs):
+        return {}
+    column = runs["satcc_build"] if "satcc_build" in runs else None
+    names = column.fillna("unknown").astype(str) if column is not None else ["unknown"] * len(runs)
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    return counts
+
+
 def _facts(
-    data: CampaignData, name: str, versions: list[str], n_failed: int
+    data: CampaignData, name: str, versions: list[str], n_failed: int, builds: dict[str, int]
 ) -> list[tuple[str, str]]:
     runs, meta = data.runs, data.meta
     n_ok = int((runs["status"] == "ok").sum()) if len(runs) else 0
@@ -80,6 +99,7 @@ def _facts(
         ("scenario", name),
         ("satcc (campaign)", str(meta.get("satcc_version", fmt.MISSING))),
         ("satcc (runs)", ", ".join(versions) or fmt.MISSING),
+        ("builds (runs)", ", ".join(f"{b} ({n})" for b, n in builds.items()) or fmt.MISSING),
         ("created", str(meta.get("created", fmt.MISSING))),
         ("swept parameters", ", ".join(data.parameters) or "none"),
         ("seeds", _seed_ranges(seeds)),

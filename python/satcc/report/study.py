@@ -87,6 +87,7 @@ def _facts(document: dict[str, Any], outcome: StudyOutcome) -> list[tuple[str, s
         ("seeds", ", ".join(str(s) for s in seeds) or fmt.MISSING),
         ("mode", "quick (demo)" if document.get("quick") else "full"),
         ("satcc", document.get("satcc_version", fmt.MISSING)),
+        ("build", document.get("satcc_build", fmt.MISSING)),
     ]
 
 

@@ -38,6 +38,7 @@ from rich.table import Table
 from scipy import stats
 
 from satcc import fmt
+from satcc.build import build_id
 from satcc.console import table_console
 from satcc.studies.emulated_mode import Emulated, require_emulation
 
@@ -256,6 +257,22 @@ def execute(
         return _execute_pool(specs, tasks, jobs, worker, advance)
 
 
+def remove_other_campaigns(out_dir: Path, keep: Path) -> list[str]:
+    """Removes the study campaigns in `out_dir` other than `keep`: those of
+    other builds (or of versions before builds were recorded), whose runs no
+    key of this build matches. Returns their names."""
+    import shutil
+
+    if not out_dir.is_dir():
+        return []
+    removed = []
+    for folder in sorted(out_dir.glob("campaign-*")):
+        if folder != keep and folder.is_dir() and (folder / "campaign.json").is_file():
+            shutil.rmtree(folder)
+            removed.append(folder.name)
+    return removed
+
+
 def execute_in_campaign(
     specs: list[RunSpec],
     seeds: list[int],
@@ -271,11 +288,14 @@ def execute_in_campaign(
     """Like `execute`, but every run goes through a campaign store
     (docs/campaigns.md): runs already there are read back, not recomputed,
     and each finished run is stored at once, so an interrupted reproduction
-    resumes where it stopped. The campaign folder is per satcc version (run
-    keys include it), so results of two versions are never mixed. The runs
+    resumes where it stopped. Run keys carry the build identity
+    (satcc.build), so a run is reused only by the build that computed it;
+    the campaign folder is the build's (`reproduce` removes those of other
+    builds). The runs
     execute where a sweep's would (`executor`: "local" processes, "dask" at
     `scheduler`, or "dask-local", a cluster started here)."""
     from satcc import _core
+    from satcc.build import build_id
     from satcc.executors import Task
     from satcc.store import Campaign, RunPoint
     from satcc.sweeps import make_executor
@@ -285,6 +305,7 @@ def execute_in_campaign(
         campaign,
         create_with={
             "satcc_version": _core.version(),
+            "satcc_build": build_id(),
             "created": pd.Timestamp.now(tz="UTC").isoformat(),
             "scenario": study,
             "base_description": None,
@@ -699,6 +720,7 @@ def write_tables(
         "quick": quick,
         "seeds": seeds,
         "satcc_version": satcc.__version__,
+        "satcc_build": build_id(),
         "summary": verdict_line(table),
         "checks": _records(table),
         "runs": _records(per_run),
@@ -733,22 +755,26 @@ def reproduce(
 
     Returns the comparison table (columns TABLE_COLUMNS). `out` defaults to
     results/<study>/. The runs go through a campaign store in
-    <out>/campaign-<satcc version>/, so an interrupted reproduction resumes
-    and a repeated one reuses its runs; the tables are written once every
-    run has finished. A custom `worker` (tests) runs without a store.
+    <out>/campaign-<build>/ (satcc.build), so an interrupted reproduction
+    resumes and a repeated one reuses its runs, in the same build only: the
+    campaigns of other builds in <out> are removed, their runs having been
+    computed by other code. The tables are written once every run has
+    finished. A custom `worker` (tests) runs without a store.
     With `emulate`, the study's emulation then runs real tools over the
     same models (needs root and /dev/net/tun; checked before anything runs).
     """
-    from satcc import _core
-
     if emulate:
         require_emulation(study)
     specs = study.runs(quick)
     seeds = list(study.seeds(quick))
     out_dir = Path(out) if out is not None else Path("results") / study.name
-    campaign = out_dir / f"campaign-{_core.version()}"
+    campaign = out_dir / f"campaign-{build_id()}"
     planned = None
     if worker is run_one:
+        removed = remove_other_campaigns(out_dir, campaign)
+        if removed and show:
+            note = f"{study.name}: removed {len(removed)} campaign(s) of other builds"
+            (console or table_console()).print(f"{note}: {', '.join(removed)}", highlight=False)
         planned = plan_runs(specs, seeds)
         summaries = execute_in_campaign(
             specs,
