@@ -56,6 +56,10 @@ def test_description_carries_the_flow_in_core_units():
         ("tfrc.v.profile", "rfc9999", "tfrc.v.profile", "ns2"),
         ("tfrc.v.revision", "rfc3448", "tfrc.v.revision", '"profile"'),
         ("tfrc.v.media.rate", "-1 kbps", "tfrc.v.media.rate", "positive"),
+        # A packet interval below a picosecond: the run would never end.
+        ("tfrc.v.media.rate", "1e8 Gbps", "tfrc.v.media.rate", "above 1000 Gbps"),
+        ("tfrc.v.media.buffer", 2**32, "tfrc.v.media.buffer", "at most 4,294,967,295"),
+        ("tfrc.v.packet_size", "70000 B", "tfrc.v.packet_size", "IP datagram"),
     ],
 )
 def test_refusals_name_the_key(path, value, key, fragment):

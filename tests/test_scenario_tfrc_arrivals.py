@@ -61,6 +61,11 @@ def test_description_carries_the_class_in_core_units():
             None,
         ),
         ("tfrc_arrivals.voip.step", "40 s", "tfrc_arrivals.voip.step", "window"),
+        # Petabytes of histograms (window / step bins), and an encoder whose
+        # packet interval is below a picosecond (a run that never ends).
+        ("tfrc_arrivals.voip.step", "1 ps", "tfrc_arrivals.voip.step", "at most 100,000"),
+        ("tfrc_arrivals.voip.media.rate", "1e8 Gbps", "tfrc_arrivals.voip.media.rate", "1000"),
+        ("tfrc_arrivals.voip.media.buffer", 2**32, "tfrc_arrivals.voip.media.buffer", "at most"),
         ("tfrc_arrivals.voip.stop", "0 s", "tfrc_arrivals.voip.stop", "after start"),
         ("tfrc_arrivals.voip.media.duration", "1 s", None, "unknown key"),
         ("tfrc_arrivals.voip.header_size", "160 B", None, "smaller than packet_size"),

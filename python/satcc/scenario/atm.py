@@ -18,6 +18,7 @@ from .routing import PathRequest, walk
 from .tables import _Table
 from .values import (
     MAX_RATE_BPS,
+    MAX_U32,
     AboveOne,
     Bool,
     Fraction,
@@ -128,8 +129,6 @@ class Ubr(_Table):
 MAX_AAL5_SDU = 65_535
 ENCAPSULATION_BYTES = {"llc_snap": 8, "vc_mux": 0, "lane": 16}
 CELL_BYTES = 53
-# The core counts Nrm and Mrm in 32 bits.
-MAX_U32 = 2**32 - 1
 
 
 def max_aal5_packet(vcs: Abr | Ubr) -> int:

@@ -17,13 +17,16 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from satcc.units import parse_time
+from satcc.units import format_rate, parse_time
 
 from .description import UNLESS_DEFAULT, Desc
 from .errors import quote
 from .routing import PathRequest, both_ways
 from .tables import Section, _Table
 from .values import (
+    MAX_DATAGRAM,
+    MAX_RATE_BPS,
+    MAX_U32,
     Bool,
     NonNegativeSize,
     NonNegativeTime,
@@ -32,6 +35,7 @@ from .values import (
     PositiveSize,
     PositiveTime,
     Str,
+    bytes_text,
     choice,
     optional,
     table,
@@ -103,10 +107,29 @@ def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
             (*path, "header_size"),
             f"must be smaller than packet_size ({flow.packet_size} B), got {header} B",
         )
+    if wire_size(flow) > MAX_DATAGRAM:
+        what = "packet_size" if flow.profile != "ns2" else "packet_size + header_size"
+        checks.refuse(
+            (*path, "packet_size"),
+            f"{what} must fit an IP datagram ({bytes_text(MAX_DATAGRAM)}), "
+            f"got {bytes_text(wire_size(flow))}",
+        )
     if flow.quick_start is not None and flow.quick_start < QS_LOWEST_BPS:
         checks.refuse(
             (*path, "quick_start"),
             f"RFC 4782's lowest rate is 80 kb/s (40 kb/s × 2^1), got {flow.quick_start:g} b/s",
+        )
+    check_media(checks, (*path, "media"), flow.media)
+
+
+def check_media(checks: Checks, path: tuple, media) -> None:
+    """The encoder's rate within the clock's reach (a packet interval of
+    whole picoseconds) and its buffer within the core's 32-bit count."""
+    if media.rate > MAX_RATE_BPS:
+        checks.refuse((*path, "rate"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
+    if media.buffer > MAX_U32:
+        checks.refuse(
+            (*path, "buffer"), f"buffer must be at most {MAX_U32:,} packets, got {media.buffer:,}"
         )
 
 

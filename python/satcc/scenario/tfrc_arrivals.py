@@ -55,6 +55,10 @@ class FlowDuration(_Table):
     mean: optional(PositiveTime) = None
 
 
+# Bins of a class's start-up profile (each a histogram in the core).
+MAX_BINS = 100_000
+
+
 class ArrivalMedia(_Table):
     """[tfrc_arrivals.NAME.media]: each flow's encoder and transmit buffer."""
 
@@ -104,6 +108,13 @@ def check_tfrc_arrivals(checks: Checks, path: tuple, name: str, arrivals: TfrcAr
             (*path, "step"),
             f'step must not exceed window ("{format_time(arrivals.window)}"), '
             f'got "{format_time(arrivals.step)}"',
+        )
+    elif arrivals.window // arrivals.step > MAX_BINS:
+        checks.refuse(
+            (*path, "step"),
+            f"the start-up figures would have {arrivals.window // arrivals.step:,} bins "
+            f"(window / step); at most {MAX_BINS:,}: a step of at least "
+            f'"{format_time(-(-arrivals.window // MAX_BINS))}"',
         )
 
 

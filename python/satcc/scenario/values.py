@@ -34,6 +34,8 @@ INT_LIMIT = 2**63
 MAX_RATE_BPS = 1e12
 # The simulator keeps PDU sizes in 32 bits; the IPv4 limit is far below.
 MAX_DATAGRAM = 65_535
+# Counts the core keeps in 32 bits.
+MAX_U32 = 2**32 - 1
 
 _RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 

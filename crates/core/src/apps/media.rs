@@ -9,6 +9,9 @@ use crate::engine::{Duration, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+/// The highest media rate, bits/s (as the scenario format's rate cap).
+pub const MAX_RATE_BPS: f64 = 1e12;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MediaConfig {
@@ -30,6 +33,14 @@ impl MediaConfig {
         if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
             return Err(format!(
                 "media rate_bps must be positive, got {}",
+                self.rate_bps
+            ));
+        }
+        // Beyond 1 Tb/s a packet's interval is a few picoseconds: the
+        // clock's resolution, and an encoder that would never let time on.
+        if self.rate_bps > MAX_RATE_BPS {
+            return Err(format!(
+                "media rate_bps must be at most {MAX_RATE_BPS:e}, got {}",
                 self.rate_bps
             ));
         }
@@ -62,9 +73,11 @@ pub struct MediaSource {
 }
 
 impl MediaSource {
-    /// An encoder of `packet_bytes` packets starting at `start`.
+    /// An encoder of `packet_bytes` packets starting at `start` (at least a
+    /// picosecond between packets, so that it always lets time move on).
     pub fn new(cfg: &MediaConfig, packet_bytes: u32, start: Time) -> MediaSource {
         let interval = Duration::from_secs_f64(f64::from(packet_bytes) * 8.0 / cfg.rate_bps);
+        let interval = Duration(interval.ps().max(1));
         MediaSource {
             interval,
             capacity: cfg.buffer_packets as usize,
@@ -170,6 +183,17 @@ mod tests {
         m.generate(Time::from_secs_f64(1.35));
         assert_eq!((m.generated, m.overflow), (5, 3));
         assert_eq!((m.window_generated, m.window_overflow), (3, 1));
+    }
+
+    #[test]
+    fn an_encoder_always_lets_time_move_on() {
+        // 1e20 b/s would put packets 0 ps apart: check() refuses it, and
+        // the encoder itself keeps a picosecond between packets.
+        let c = cfg(1e20, 10);
+        assert!(c.check().unwrap_err().contains("at most"));
+        let mut m = MediaSource::new(&c, 1000, Time::ZERO);
+        m.generate(Time(5));
+        assert_eq!(m.generated, 6);
     }
 
     #[test]

@@ -24,6 +24,9 @@ use crate::scenario::BuildError;
 use crate::transport::tfrc::TfrcConfig;
 use serde::{Deserialize, Serialize};
 
+/// The most bins of a class's start-up profile (each a histogram).
+pub const MAX_BINS: u64 = 100_000;
+
 /// How long each flow's encoder runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -109,6 +112,11 @@ impl TfrcArrivalsDesc {
         }
         if self.step.ps() == 0 || self.window < self.step {
             return Err("step must be positive and no longer than window".into());
+        }
+        if self.window.ps() / self.step.ps() > MAX_BINS {
+            return Err(format!(
+                "window / step gives more than {MAX_BINS} bins of start-up figures"
+            ));
         }
         if self.media.duration.is_some() {
             return Err("a class's media duration is drawn from `duration`".into());

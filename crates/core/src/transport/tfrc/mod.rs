@@ -146,6 +146,12 @@ impl TfrcConfig {
         if self.packet_bytes == 0 {
             return Err("packet_bytes must be positive".into());
         }
+        if self.wire_bytes() > 65_535 {
+            return Err(format!(
+                "a packet must fit an IP datagram (65535 B), got {} B on the wire",
+                self.wire_bytes()
+            ));
+        }
         if self.profile != Profile::Ns2 && self.header_bytes() >= self.packet_bytes {
             return Err(format!(
                 "header_bytes ({}) must be smaller than packet_bytes ({})",
@@ -220,8 +226,34 @@ impl TfrcConfig {
     /// A data packet's size on the wire.
     pub fn wire_bytes(&self) -> u32 {
         match self.profile {
-            Profile::Ns2 => self.packet_bytes + self.header_bytes(),
+            Profile::Ns2 => self.packet_bytes.saturating_add(self.header_bytes()),
             _ => self.packet_bytes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_must_fit_a_datagram_headers_and_all() {
+        assert!(TfrcConfig::new(65_535).check().is_ok());
+        assert!(TfrcConfig::new(70_000)
+            .check()
+            .unwrap_err()
+            .contains("datagram"));
+        // ns-2's headers ride on top: 65 520 + 32 does not fit.
+        let ns2 = TfrcConfig {
+            profile: Profile::Ns2,
+            ..TfrcConfig::new(65_520)
+        };
+        assert_eq!(ns2.wire_bytes(), 65_552);
+        assert!(ns2.check().is_err());
+        let huge = TfrcConfig {
+            profile: Profile::Ns2,
+            ..TfrcConfig::new(u32::MAX)
+        };
+        assert!(huge.check().is_err(), "no overflow on the way");
     }
 }
