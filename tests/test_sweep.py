@@ -335,6 +335,102 @@ def test_failed_runs_are_recorded_and_rerun(tmp_path):
     assert len(runs) == 3 and set(runs["status"]) == {"ok"}  # ok preferred over failed
 
 
+def test_a_sweep_whose_every_run_failed_raises(tmp_path):
+    # A script reading the campaign afterwards would see an empty table as
+    # if all were well; the failures are still stored.
+    from satcc.sweeps import SweepFailed
+
+    campaign = tmp_path / "c"
+    with pytest.raises(SweepFailed, match="all 2 runs of the sweep failed") as e:
+        run_sweep(tiny(tmp_path), seeds="1..2", campaign=campaign, executor=_FlakyExecutor({1, 2}))
+    assert (e.value.counts.done_now, e.value.counts.failed) == (0, 2)
+    assert "import the main script" not in str(e.value)  # no hint for an ordinary failure
+    assert set(Campaign.open(campaign).runs()["status"]) == {"failed"}
+
+
+def test_cli_sweep_whose_every_run_failed_exits_1(tmp_path, capsys):
+    scenario = tiny(tmp_path, duration="6000 s", sample="100 s")  # well over 1 ms of work
+    code = run_cli(
+        [
+            "sweep",
+            str(scenario),
+            "--seeds",
+            "1..2",
+            "--max-wall",
+            "1 ms",
+            "--campaign",
+            str(tmp_path / "c"),
+            "--jobs",
+            "1",
+        ]
+    )
+    out = capsys.readouterr()
+    assert code == 1, out
+    assert final_line(out.out) == (2, 0, 0, 2)
+    assert "wall-clock" in out.err
+
+
+PLAIN_SCRIPT = """
+import satcc
+c = satcc.sweep({scenario!r}, seeds="1..2", campaign={campaign!r}, jobs=2)
+print("rows", len(c.summary()))
+"""
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_sweep_in_an_unguarded_script_fails_fast(tmp_path, how):
+    # Workers import the main script. Unguarded, each started its own sweep
+    # and waited for the parent's campaign lock, forever; from standard input
+    # every worker died and the sweep returned an empty table as if fine.
+    text = PLAIN_SCRIPT.format(scenario=str(tiny(tmp_path)), campaign=str(tmp_path / "c"))
+    script = tmp_path / "plain.py"
+    script.write_text(text)
+    args = [sys.executable, str(script)] if how == "file" else [sys.executable, "-"]
+    done = subprocess.run(
+        args,
+        input=None if how == "file" else text,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("satcc.sweeps.SweepFailed: all 2 runs of the sweep failed"), last
+    assert '`if __name__ == "__main__":`' in last
+    assert "rows" not in done.stdout
+    if how == "file":
+        assert "StartedWhileImporting" in done.stderr  # the worker says why at once
+
+
+def test_the_same_script_guarded_runs(tmp_path):
+    body = PLAIN_SCRIPT.format(scenario=str(tiny(tmp_path)), campaign=str(tmp_path / "c"))
+    lines = body.strip().splitlines()
+    script = tmp_path / "guarded.py"
+    script.write_text(
+        lines[0]
+        + '\nif __name__ == "__main__":\n'
+        + "\n".join("    " + line for line in lines[1:])
+        + "\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "rows 2" in done.stdout
+
+
+def test_refuses_while_a_worker_imports_the_main_script(monkeypatch):
+    import multiprocessing
+
+    from satcc.executors import StartedWhileImporting, refuse_while_importing
+
+    refuse_while_importing("satcc.sweep")  # an ordinary process: nothing to say
+    monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
+    with pytest.raises(StartedWhileImporting, match="satcc.sweep was started while a worker"):
+        refuse_while_importing("satcc.sweep")
+
+
 def test_interrupt_keeps_what_was_stored(tmp_path):
     from satcc.executors import execute
     from satcc.sweeps import SweepInterrupted

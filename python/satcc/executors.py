@@ -57,6 +57,44 @@ class Outcome:
     error: str | None = None
 
 
+class StartedWhileImporting(RuntimeError):
+    """A sweep or reproduction started by a script that a new worker process
+    is importing (its main script, re-imported by multiprocessing)."""
+
+
+def refuse_while_importing(what: str) -> None:
+    """Raise StartedWhileImporting when called during a worker's import of
+    the main script.
+
+    Worker processes (forkserver, spawn, Dask's) import the parent's main
+    script to find its functions. A script that calls satcc.sweep at top
+    level, not under `if __name__ == "__main__":`, would start a new sweep
+    in every worker: it waits for the parent's campaign lock while the
+    parent waits for its workers, and nothing ever ends. Failing at once in
+    the worker breaks the parent's pool, which then reports why.
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise StartedWhileImporting(
+            f"{what} was started while a worker process was importing the main script: "
+            'put the code that starts it under `if __name__ == "__main__":` '
+            "(worker processes import the main script; see docs/campaigns.md)"
+        )
+
+
+WORKER_DIED = "worker process died"
+WORKERS_DIED_HINT = (
+    "a worker that dies before returning a run is most often one that could not "
+    "import the main script: a script that starts satcc runs outside "
+    '`if __name__ == "__main__":`, or one read from standard input; guard the call, '
+    "save the script to a file, or run with one job. Otherwise look for a crash or an "
+    "out-of-memory kill (the workers' own messages are on stderr)"
+)
+
+
+def worker_died(error: str | None) -> bool:
+    return (error or "").startswith(WORKER_DIED)
+
+
 def execute(task: Task) -> Outcome:
     """Runs one task in this process. Releases the GIL while simulating."""
     import json
@@ -200,7 +238,7 @@ class LocalExecutor:
         """A run whose worker died: retried, or failed once out of retries."""
         attempts[task.key] = attempts.get(task.key, 0) + 1
         if attempts[task.key] > self.retries:
-            return Outcome(task.key, False, error="worker process died (no retries left)")
+            return Outcome(task.key, False, error=f"{WORKER_DIED} (no retries left)")
         pending.put_back(task)
         return None
 

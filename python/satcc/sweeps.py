@@ -39,7 +39,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .executors import DEFAULT_MAX_WALL_S, Outcome, Task
+from .executors import (
+    DEFAULT_MAX_WALL_S,
+    WORKERS_DIED_HINT,
+    Outcome,
+    Task,
+    refuse_while_importing,
+    worker_died,
+)
 from .scenario import Scenario, ScenarioError, normalised_json
 from .store import Campaign, CampaignBusy, CampaignError, RunPoint
 from .sweep_values import (
@@ -57,6 +64,7 @@ from .sweep_values import (
 __all__ = [
     "SweepCounts",
     "SweepError",
+    "SweepFailed",
     "SweepInterrupted",
     "SweepPoint",
     "expand",
@@ -92,6 +100,21 @@ class SweepCounts:
             left = self.total - self.done_now - self.skipped - self.failed
             text += f" (interrupted, {left} not run)"
         return text
+
+
+class SweepFailed(RuntimeError):
+    """Every run a sweep started failed: a script that reads the campaign
+    afterwards would otherwise see an empty table as if all were well. The
+    failures are stored in the campaign (`counts` says what was done, with
+    the errors); a sweep in which some runs succeeded returns normally."""
+
+    def __init__(self, counts: SweepCounts):
+        self.counts = counts
+        first = counts.errors[0][1] if counts.errors else "failed"
+        text = f"all {counts.failed} runs of the sweep failed (first error: {first})"
+        if all(worker_died(error) for _, error in counts.errors):
+            text += "; " + WORKERS_DIED_HINT
+        super().__init__(text)
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -454,6 +477,7 @@ def sweep(
     """
     from .runner import as_scenario
 
+    refuse_while_importing("satcc.sweep")
     base = as_scenario(scenario)
     _check_options(max_wall_s, retries, jobs)
     check_executor(executor, scheduler)
@@ -477,6 +501,8 @@ def sweep(
     except KeyboardInterrupt as e:
         counts.interrupted = True
         raise SweepInterrupted(counts, _signal_of(e)) from None
+    if counts.failed and not counts.done_now:
+        raise SweepFailed(counts)
     return store
 
 

@@ -33,6 +33,13 @@ def _sweep_errors() -> Iterator[None]:
         raise BadInput(str(e)) from e
 
 
+def _say_failures(counts, quiet: bool) -> None:
+    for key, error in counts.errors[:5]:
+        note(f"run {key} failed: {error}", quiet)
+    if len(counts.errors) > 5:
+        note(f"... and {len(counts.errors) - 5} more failed runs", quiet)
+
+
 # 128 + SIGTERM, as a shell reports a process SIGTERM ended (Ctrl-C: 130).
 EXIT_TERMINATED = 143
 
@@ -168,7 +175,7 @@ def sweep(
     """
     import signal
 
-    from satcc.sweeps import SweepInterrupted
+    from satcc.sweeps import SweepFailed, SweepInterrupted
     from satcc.sweeps import sweep as run_sweep
 
     max_wall_s = parse_wall(max_wall)
@@ -199,11 +206,12 @@ def sweep(
             print_error("terminated")
             return EXIT_TERMINATED
         raise
+    except SweepFailed as e:
+        _say_failures(e.counts, quiet)
+        click.echo(e.counts.line())
+        return EXIT_FAILURE
     counts = store.last_sweep
-    for key, error in counts.errors[:5]:
-        note(f"run {key} failed: {error}", quiet)
-    if len(counts.errors) > 5:
-        note(f"... and {len(counts.errors) - 5} more failed runs", quiet)
+    _say_failures(counts, quiet)
     builds = store.builds() if allow_version_mix else {}
     if len(builds) > 1:
         listed = ", ".join(f"{b} ({n} runs)" for b, n in builds.items())

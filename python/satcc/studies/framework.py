@@ -40,6 +40,7 @@ from scipy import stats
 from satcc import fmt
 from satcc.build import build_id
 from satcc.console import table_console
+from satcc.executors import WORKERS_DIED_HINT, refuse_while_importing, worker_died
 from satcc.studies.emulated_mode import Emulated, require_emulation
 
 CONFIDENCE = 0.95
@@ -333,8 +334,9 @@ def execute_in_campaign(
                 store.append([outcome], points)
                 i, seed, _ = planned[outcome.key]
                 if not outcome.ok:
+                    hint = f"; {WORKERS_DIED_HINT}" if worker_died(outcome.error) else ""
                     raise RunFailed(
-                        f"run {specs[i].label!r} with seed {seed} failed: {outcome.error}"
+                        f"run {specs[i].label!r} with seed {seed} failed: {outcome.error}{hint}"
                     )
                 results[(i, seed)] = outcome.summary
                 advance()
@@ -763,6 +765,7 @@ def reproduce(
     With `emulate`, the study's emulation then runs real tools over the
     same models (needs root and /dev/net/tun; checked before anything runs).
     """
+    refuse_while_importing(f"satcc.reproduce({study.name!r})")
     if emulate:
         require_emulation(study)
     specs = study.runs(quick)
