@@ -11,7 +11,7 @@ import satcc
 from satcc import _core
 from satcc.cli import run_cli
 from satcc.executors import Outcome
-from satcc.store import Campaign, CampaignError, RunPoint, results
+from satcc.store import Campaign, CampaignError, QueryError, RunPoint, results
 from satcc.sweeps import sweep as run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,6 +181,109 @@ def test_cli_results_errors(tmp_path, mm1_campaign, capsys):
     assert "not a campaign" in capsys.readouterr().err
     assert run_cli(["results", str(mm1_campaign), "select nope from runs"]) == 2
     assert "error: SQL:" in capsys.readouterr().err
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under `folder` with its size and modification time."""
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+    }
+
+
+@pytest.fixture
+def small_campaign(tmp_path):
+    campaign = tmp_path / "c"
+    store = Campaign.open(campaign, create_with=meta(()))
+    store.append([ok("k1"), ok("k2", 2.0)], {"k1": RunPoint({}, 1), "k2": RunPoint({}, 2)})
+    (campaign / ".readers").unlink(missing_ok=True)  # as an older satcc left it
+    return campaign
+
+
+WRITES = {
+    "copy": "COPY (select 1 as x) TO '{c}/runs/part-999999.parquet' (FORMAT parquet)",
+    "copy-out": "COPY runs TO '{t}/out.csv'",
+    "attach": "ATTACH '{t}/x.db' AS x",
+    "create": "CREATE TABLE t AS SELECT 1",
+    "set": "SET enable_external_access = true",
+    "install": "INSTALL httpfs",
+    "export": "EXPORT DATABASE '{t}/exp'",
+    "two": "select 1; COPY (select 1) TO '{t}/two.csv'",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_results_queries_cannot_write(small_campaign, tmp_path, capsys, name):
+    # Before: COPY wrote a part into the campaign (61 rows for 60 runs, then
+    # the next sweep failed with ArrowInvalid); ATTACH created a database.
+    before, outside = _tree(small_campaign), sorted(p.name for p in tmp_path.iterdir())
+    query = WRITES[name].format(c=small_campaign, t=tmp_path)
+    assert run_cli(["results", str(small_campaign), query]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "internal error" not in err, err
+    assert _tree(small_campaign) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == outside
+    with pytest.raises(QueryError):
+        results(small_campaign).sql(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "select * from read_csv('/etc/passwd')",
+        "select * from glob('/*')",
+        "select * from read_text('{c}/campaign.json')",
+        "select * from read_parquet('{c}/runs/../../*.parquet')",
+    ],
+)
+def test_results_queries_read_nothing_outside_the_tables(small_campaign, capsys, query):
+    assert run_cli(["results", str(small_campaign), query.format(c=small_campaign)]) == 2
+    assert "Permission Error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("query", ["", ";", "  ", "/* nothing */"])
+def test_an_empty_query_is_bad_input(small_campaign, capsys, query):
+    # Before: "internal error: AttributeError" and exit 1.
+    assert run_cli(["results", str(small_campaign), query]) == 2
+    assert capsys.readouterr().err == "error: the query is empty: give one SELECT statement\n"
+
+
+def test_reading_changes_no_file(small_campaign, capsys):
+    before = _tree(small_campaign)
+    for args in (
+        [],
+        ["--csv"],
+        ["select * from summary"],
+        ["describe runs"],
+        ["summarize series"],
+        ["explain select * from runs"],
+        ["from series", "--csv"],
+    ):
+        assert run_cli(["results", str(small_campaign), *args]) == 0, capsys.readouterr().err
+    store = results(small_campaign)
+    store.runs(), store.summary(), store.series("q"), store.overview(), store.to_xarray("x")
+    assert _tree(small_campaign) == before  # not even the readers' lock file
+
+
+def test_a_large_result_is_streamed(small_campaign, capsys):
+    query = "select range as i, range * 0.5 as half from range(250000)"
+    chunks = list(results(small_campaign).sql_chunks(query, vectors=10))
+    assert [len(c) for c in chunks[:2]] == [20480, 20480] and sum(map(len, chunks)) == 250000
+    assert run_cli(["results", str(small_campaign), query, "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["i,half", "0,0.0", "1,0.5"] and lines[-1] == "249999,124999.5"
+    assert len(lines) == 250001
+    assert run_cli(["results", str(small_campaign), query, "--max-rows", "5"]) == 0
+    out = capsys.readouterr()
+    assert re.search(r"^ *4 +2 *$", out.out, re.M) and not re.search(r"^ *5 +2\.5", out.out, re.M)
+    assert out.err == "5 of 250,000 rows shown (--max-rows 0 for all, --csv to export)\n"
+
+
+def test_an_empty_result_keeps_its_columns(small_campaign, capsys):
+    query = "select key, seed from runs where false"
+    assert run_cli(["results", str(small_campaign), query, "--csv"]) == 0
+    assert capsys.readouterr().out == "key,seed\n"
+    assert list(results(small_campaign).sql(query).columns) == ["key", "seed"]
 
 
 def test_a_campaign_says_when_it_holds_runs_of_several_builds(tmp_path, monkeypatch, capsys):

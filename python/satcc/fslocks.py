@@ -63,17 +63,19 @@ def create_held(path: Path) -> int:
 
 
 @contextmanager
-def flocked(path: Path, mode: int) -> Iterator[None]:
+def flocked(path: Path, mode: int, create: bool = True) -> Iterator[None]:
     """Hold an flock in `mode` (fcntl.LOCK_SH or LOCK_EX, waiting for it) on
-    `path`, created if missing. Where it can be neither opened nor created (a
-    read-only copy, where no writer can be at work either) nothing is held."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-    except OSError:
+    `path`, created if missing and `create`. Where it can be neither opened
+    nor created (a read-only copy, where no writer can be at work either) or
+    is missing and not to be created, nothing is held."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW
+    fd = None
+    for how in ((flags | os.O_CREAT,) if create else ()) + (flags,):
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(path, how, 0o666)
+            break
         except OSError:
-            fd = None
+            continue
     try:
         if fd is not None:
             fcntl.flock(fd, mode)

@@ -25,9 +25,10 @@ One writer at a time plans, runs and compacts: `locked()` holds an flock on
 its last compaction). Compaction writes the merged part before deleting the
 parts it covers, and deletes them holding an exclusive flock on `.readers`;
 satcc's own reads hold a shared one (`_consistent`), so a part never
-vanishes under them however often a writer compacts. Where `.readers` cannot
-be opened or created (a read-only copy: no writer), a read that lost a part
-is read again instead. Temporary files left by a killed writer are
+vanishes under them however often a writer compacts. A writer creates
+`.readers` when it opens the campaign; where it is missing or cannot be
+opened (a campaign of an older satcc, a read-only copy), a read that lost a
+part is read again instead. Temporary files left by a killed writer are
 removed by the next writer into the same folder (satcc.fslocks tells them
 from those of a writer still at work).
 """
@@ -52,7 +53,7 @@ import pyarrow.parquet as pq
 
 from .fslocks import LockFile, create_held, flocked, release, stale
 
-__all__ = ["Campaign", "CampaignBusy", "CampaignError", "RunPoint", "results"]
+__all__ = ["Campaign", "CampaignBusy", "CampaignError", "QueryError", "RunPoint", "results"]
 
 CAMPAIGN_FILE = "campaign.json"
 LOCK_FILE = ".lock"
@@ -92,6 +93,11 @@ SERIES_COLUMNS = ("key", "series", "time_s", "value")
 
 class CampaignError(Exception):
     """A folder that is not a campaign, or a campaign this sweep may not use."""
+
+
+class QueryError(ValueError):
+    """A query a campaign does not run: empty, several statements, or one
+    that is not a query (COPY, ATTACH, CREATE, SET, ...)."""
 
 
 class CampaignBusy(CampaignError):
@@ -178,8 +184,11 @@ class Campaign:
             raise CampaignError(f"{meta_path}: unreadable campaign file: {e}") from e
         if not isinstance(meta, dict):
             raise CampaignError(f"{meta_path}: not a campaign file (expected a JSON object)")
-        for table in TABLES:
-            (folder / table).mkdir(exist_ok=True)
+        if create_with is not None:
+            # A writer's: readers change nothing in the folder (satcc results).
+            for table in TABLES:
+                (folder / table).mkdir(exist_ok=True)
+            (folder / READERS_FILE).touch(exist_ok=True)
         return cls(folder, meta)
 
     def __repr__(self) -> str:
@@ -378,7 +387,7 @@ class Campaign:
         files = "[" + ", ".join(_sql_string(str(p)) for p in parts) + "]"
         source = f"read_parquet({files}, union_by_name=true, filename=true)"
         query = f"select * exclude (filename) from {source} {_dedup(table)}"
-        con = _connect()
+        con = _connect(readable=[self.path / table])
         try:
             merged = con.sql(query).to_arrow_table()
         finally:
@@ -404,7 +413,7 @@ class Campaign:
         for attempt in range(READ_ATTEMPTS):
             listing = self._listing()
             try:
-                with flocked(self.path / READERS_FILE, fcntl.LOCK_SH):
+                with flocked(self.path / READERS_FILE, fcntl.LOCK_SH, create=False):
                     return read()
             except (OSError, duckdb.Error):
                 if attempt + 1 == READ_ATTEMPTS or self._listing() == listing:
@@ -441,9 +450,12 @@ class Campaign:
 
     def connect(self) -> Any:
         """A fresh in-memory DuckDB connection with the views runs, summary and
-        series over this campaign's parts (close it when done). A query on it
-        may fail if a compaction deletes parts meanwhile; sql() tries again."""
-        con = _connect()
+        series over this campaign's parts (close it when done). It reads
+        nothing but the campaign's table folders and writes no file: file
+        access elsewhere, extensions and spilling to disk are off, and its
+        configuration is locked. A query on it may fail if a compaction
+        deletes parts meanwhile; sql() tries again."""
+        con = _connect(readable=[self.path / t for t in TABLES])
         try:
             self._create_views(con)
         except BaseException:
@@ -520,15 +532,37 @@ class Campaign:
         return _sql_string(str(self.path / table / "part-*.parquet"))
 
     def sql(self, query: str) -> pd.DataFrame:
-        """Run a DuckDB query over the views runs, summary and series."""
+        """Run one DuckDB query (SELECT, WITH, FROM, DESCRIBE, SUMMARIZE,
+        EXPLAIN ...) over the views runs, summary and series; QueryError for
+        an empty query, several statements, or a statement that is not a
+        query (nothing in a campaign is written through SQL)."""
         return self._consistent(lambda: self._sql(query))
 
     def _sql(self, query: str) -> pd.DataFrame:
         con = self.connect()
         try:
-            return con.execute(query).df()
+            return con.execute(read_only_query(con, query)).df()
         finally:
             con.close()
+
+    def sql_chunks(self, query: str, vectors: int = 50) -> Iterator[pd.DataFrame]:
+        """The result of `query` (as for sql()) as DataFrames of at most
+        `vectors` x 2048 rows, read as they are consumed, so a large result
+        never sits whole in memory; the first holds the columns even when
+        there are no rows. The readers' lock is held until the iterator ends
+        or is closed: a compaction waits rather than delete parts being read."""
+        with flocked(self.path / READERS_FILE, fcntl.LOCK_SH, create=False):
+            con = self.connect()
+            try:
+                result = con.execute(read_only_query(con, query))
+                chunk = result.fetch_df_chunk(vectors)
+                yield chunk
+                while len(chunk):
+                    chunk = result.fetch_df_chunk(vectors)
+                    if len(chunk):
+                        yield chunk
+            finally:
+                con.close()
 
     def runs(self) -> pd.DataFrame:
         """One row per run (ok or failed), by key."""
@@ -617,10 +651,56 @@ def _dedup(table: str) -> str:
     return "qualify filename = min(filename) over (partition by key)"
 
 
-def _connect() -> Any:
+def _connect(readable: Sequence[Path] = ()) -> Any:
+    """An in-memory DuckDB connection that may read the folders `readable`
+    and no other file, and write none (COPY and ATTACH are refused by
+    read_only_query, any other file access by DuckDB itself)."""
     import duckdb
 
-    return duckdb.connect(":memory:")
+    con = duckdb.connect(
+        ":memory:",
+        config={
+            "autoinstall_known_extensions": False,
+            "autoload_known_extensions": False,
+            "temp_directory": "",  # no spilling: nothing written beside the campaign
+        },
+    )
+    try:
+        folders = [os.path.join(os.path.abspath(f), "") for f in readable]
+        con.execute("set allowed_directories = ?", [folders])
+        con.execute("set enable_external_access = false")
+        con.execute("set lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+# Statement kinds that only read. DESCRIBE, SUMMARIZE, SHOW, VALUES and FROM
+# parse as SELECT.
+_QUERY_KINDS = ("SELECT", "EXPLAIN")
+
+
+def read_only_query(con: Any, query: str) -> str:
+    """`query` if it is exactly one statement that only reads; QueryError
+    otherwise, naming what it is."""
+    import duckdb
+
+    try:
+        statements = con.extract_statements(query)
+    except duckdb.Error as e:
+        raise QueryError(f"SQL: {e}") from None
+    if not statements:
+        raise QueryError("the query is empty: give one SELECT statement")
+    if len(statements) > 1:
+        raise QueryError(f"the query holds {len(statements)} statements: give one")
+    kind = statements[0].type.name
+    if kind not in _QUERY_KINDS:
+        raise QueryError(
+            f"{kind} statements do not run on a campaign: only queries (SELECT, WITH, "
+            "FROM, DESCRIBE, SUMMARIZE, EXPLAIN) do, and they read its tables only"
+        )
+    return query
 
 
 def _runs_table(rows: list[dict[str, Any]]) -> pa.Table:

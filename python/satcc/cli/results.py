@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,10 @@ import click
 from satcc import fmt
 from satcc.cli.common import EXIT_OK, BadInput
 from satcc.cli.group import cli
+
+# Rows a query's table shows by default: a terminal table of a million rows
+# helps nobody and took minutes and a gigabyte to build.
+MAX_ROWS = 1000
 
 
 @cli.command(
@@ -31,11 +37,21 @@ summary (the ok runs joined with one column per summary figure), series
 )
 @click.argument("campaign", type=click.Path(path_type=Path))
 @click.argument("query", metavar="[SQL]", required=False)
-@click.option("--csv", "as_csv", is_flag=True, help="Print the result as CSV.")
-def results(campaign: Path, query: str | None, as_csv: bool) -> int:
+@click.option("--csv", "as_csv", is_flag=True, help="Print the whole result as CSV, streamed.")
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=0),
+    default=MAX_ROWS,
+    show_default=True,
+    help="Rows shown in the table (0: all); --csv prints every row.",
+)
+def results(campaign: Path, query: str | None, as_csv: bool, max_rows: int) -> int:
     """Query CAMPAIGN with DuckDB SQL over the views runs, summary and series.
 
     Without SQL, an overview: the runs ok and failed per parameter point.
+    A query only reads: one statement (SELECT, WITH, FROM, DESCRIBE,
+    SUMMARIZE, EXPLAIN) over the campaign's tables; COPY, ATTACH, CREATE,
+    SET and file access outside the campaign are refused (exit 2).
     """
     from satcc.store import CampaignError
     from satcc.store import results as open_campaign
@@ -44,15 +60,42 @@ def results(campaign: Path, query: str | None, as_csv: bool) -> int:
         store = open_campaign(campaign)
     except CampaignError as e:
         raise BadInput(str(e)) from e
+    _say_builds(store)
     if query is None:
         frame = store.overview()
-    else:
-        import duckdb
-
+        if as_csv:
+            click.echo(frame.to_csv(index=False), nl=False)
+        else:
+            _print_overview(store, frame)
+        return EXIT_OK
+    with _query_errors():
+        chunks = store.sql_chunks(query)
         try:
-            frame = store.sql(query)
-        except duckdb.Error as e:
-            raise BadInput(f"SQL: {e}") from e
+            if as_csv:
+                _stream_csv(chunks)
+            else:
+                _print_result(chunks, max_rows)
+        finally:
+            chunks.close()
+    return EXIT_OK
+
+
+@contextmanager
+def _query_errors() -> Iterator[None]:
+    """A query DuckDB or the campaign refuses is the user's input: exit 2."""
+    import duckdb
+
+    from satcc.store import QueryError
+
+    try:
+        yield
+    except QueryError as e:
+        raise BadInput(str(e)) from e
+    except duckdb.Error as e:
+        raise BadInput(f"SQL: {e}") from e
+
+
+def _say_builds(store: Any) -> None:
     builds = store.builds()
     if len(builds) > 1:
         listed = ", ".join(f"{b} ({n} runs)" for b, n in builds.items())
@@ -61,13 +104,33 @@ def results(campaign: Path, query: str | None, as_csv: bool) -> int:
             f"different code: {listed}; group or filter on satcc_build",
             err=True,
         )
-    if as_csv:
-        click.echo(frame.to_csv(index=False), nl=False)
-    elif query is None:
-        _print_overview(store, frame)
-    else:
-        _print_frame(frame)
-    return EXIT_OK
+
+
+def _stream_csv(chunks: Iterator[Any]) -> None:
+    header = True
+    for chunk in chunks:
+        click.echo(chunk.to_csv(index=False, header=header), nl=False)
+        header = False
+
+
+def _print_result(chunks: Iterator[Any], max_rows: int) -> None:
+    """The first max_rows rows as a table; the rest only counted, so a large
+    result costs no more memory than the rows shown."""
+    import pandas as pd
+
+    shown: list[Any] = []
+    kept = total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        room = len(chunk) if max_rows == 0 else max(0, max_rows - kept)
+        if room or not shown:
+            shown.append(chunk.iloc[:room])
+            kept += min(room, len(chunk))
+    _print_frame(pd.concat(shown, ignore_index=True))
+    if total > kept:
+        click.echo(
+            f"{kept:,} of {total:,} rows shown (--max-rows 0 for all, --csv to export)", err=True
+        )
 
 
 def _print_overview(store: Any, frame: Any) -> None:
