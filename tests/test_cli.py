@@ -178,6 +178,39 @@ def test_internal_failure_exits_1(capsys, good, monkeypatch):
     assert "internal error" in err and "engine exploded" in err
 
 
+def test_a_panic_in_the_core_is_one_line_exit_1(capsys, good, monkeypatch):
+    # A Rust panic is a BaseException in Python: it went past every handler
+    # as a Rust message, a backtrace and a Python traceback.
+    import satcc.runner
+    from satcc import _core
+
+    def panics(*args, **kwargs):
+        _core.panic_for_test("attempt to divide by zero")
+
+    monkeypatch.delenv("SATCC_DEBUG", raising=False)
+    monkeypatch.setattr(satcc.runner, "run", panics)
+    status, out, err = call(capsys, "run", str(good))
+    assert status == 1 and out == ""
+    assert err.splitlines() == [
+        "error: internal error: the simulation core failed (a defect of satcc, please "
+        "report it): attempt to divide by zero",
+        "(set SATCC_DEBUG=1 for the traceback)",
+    ]
+
+
+def test_a_panic_in_a_run_is_a_failed_run(monkeypatch):
+    from satcc import _core, executors
+
+    def panics(*args, **kwargs):
+        _core.panic_for_test("boom")
+
+    monkeypatch.setattr(_core, "Simulation", panics)
+    outcome = executors.execute(executors.Task("k", '{"name": "x"}'))
+    assert (
+        not outcome.ok and "the simulation core failed" in outcome.error and "boom" in outcome.error
+    )
+
+
 def test_interrupt_exits_130_and_writes_nothing(capsys, good, monkeypatch, tmp_path):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -132,6 +132,28 @@ def test_tq_rules_are_the_frames_own_eq_6_and_eq_3(size, rule):
             "dvb_rcs.rl.terminals",
             "146 slots",
         ),
+        # Before: a slot of 0 ps, and a Rust panic (division by zero) in validate.
+        (
+            {"dvb_rcs.rl.frame.channel_rate": "1e8 Gbps"},
+            "dvb_rcs.rl.frame.channel_rate",
+            "above 1000 Gbps",
+        ),
+        (
+            {
+                "dvb_rcs.rl.frame.slots_per_frame": 2**32 - 1,
+                "dvb_rcs.rl.frame.channel_rate": "1 Mbps",
+            },
+            "dvb_rcs.rl.frame",
+            "26 days",
+        ),
+        (
+            {
+                "dvb_rcs.rl.frame.frames_per_multiframe": 2**20,
+                "dvb_rcs.rl.frame.slots_per_frame": 2**12,
+            },
+            "dvb_rcs.rl.frame",
+            "super-frame",
+        ),
     ],
 )
 def test_refusals_name_the_key(changes, key, fragment):

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .core_errors import is_core_panic, panic_text
+
 # A run longer than this without finishing is stopped and reported failed:
 # a running task cannot be cancelled from outside (Dask, process pools), so
 # every run carries its own budget.
@@ -135,11 +137,14 @@ def execute(task: Task) -> Outcome:
             "pid": os.getpid(),
         }
         return Outcome(task.key, True, summary, series, info)
-    except Exception as e:  # a failed run is data, not a crash of the sweep
+    except BaseException as e:  # a failed run is data, not a crash of the sweep
+        if not isinstance(e, Exception) and not is_core_panic(e):
+            raise  # Ctrl-C, exit: not the run's
+        error = panic_text(e) if is_core_panic(e) else f"{type(e).__name__}: {e}"
         return Outcome(
             task.key,
             False,
-            error=f"{type(e).__name__}: {e}",
+            error=error,
             info={"wall_s": time.perf_counter() - t0, "traceback": traceback.format_exc()},
         )
 

@@ -37,11 +37,7 @@ impl ReleaseErrors {
         put(s, format!("{p}median_us"), num(self.quantile_us(0.5)));
         put(s, format!("{p}p99_us"), num(self.quantile_us(0.99)));
         put(s, format!("{p}max_us"), num(self.quantile_us(1.0)));
-        put(
-            s,
-            format!("{p}mean_us"),
-            num(self.late_ns.summary.mean() / 1e3),
-        );
+        put(s, format!("{p}mean_us"), num(self.late_ns.mean() / 1e3));
         put(s, format!("{p}early_packets"), self.early);
     }
 }

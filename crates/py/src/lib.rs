@@ -224,8 +224,38 @@ fn frame_timing(frame_json: &str) -> PyResult<String> {
     Ok(serde_json::to_string(&frame.timing()).expect("timing serialises"))
 }
 
+/// A panic in the core is a defect of satcc, reported by Python in one line
+/// (the PanicException carries its message): the default hook's message and
+/// backtrace on stderr come only with SATCC_DEBUG set.
+fn quiet_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::env::var_os("SATCC_DEBUG").is_some() {
+            default(info);
+        }
+    }));
+}
+
+/// Reads a description as a run would, without building anything: a
+/// ValueError for a value its type cannot hold (the scenario layer's
+/// integer bounds are cross-checked against this).
+#[pyfunction]
+fn parse_description(description_json: &str) -> PyResult<()> {
+    Description::from_json(description_json)
+        .map(|_| ())
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Panics with `message`: how the tests check that a panic in the core
+/// reaches the user as a one-line internal error, exit 1.
+#[pyfunction]
+fn panic_for_test(message: &str) {
+    panic!("{message}");
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    quiet_panics();
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
@@ -233,5 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(skyplex_frame, m)?)?;
     m.add_function(wrap_pyfunction!(frame_timing, m)?)?;
+    m.add_function(wrap_pyfunction!(panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_description, m)?)?;
     Ok(())
 }

@@ -21,6 +21,7 @@ from satcc.cli.common import (
     print_error,
 )
 from satcc.cli.group import EpipeIsAFailure, cli
+from satcc.core_errors import is_core_panic, panic_text
 from satcc.pipes import GuardedStream, ReaderGone
 
 
@@ -71,10 +72,13 @@ def _run_cli(argv: list[str] | None) -> int:
     except click.ClickException as e:
         print_error(e.format_message())
         return e.exit_code
-    except Exception as e:
+    except BaseException as e:
+        if not isinstance(e, Exception) and not is_core_panic(e):
+            raise
         if isinstance(e, EpipeIsAFailure):
             e = e.original
-        print_error(f"internal error: {type(e).__name__}: {e}")
+        text = panic_text(e) if is_core_panic(e) else f"{type(e).__name__}: {e}"
+        print_error(f"internal error: {text}")
         if os.environ.get("SATCC_DEBUG"):
             traceback.print_exc()
         else:

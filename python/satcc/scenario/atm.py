@@ -18,7 +18,6 @@ from .routing import PathRequest, walk
 from .tables import _Table
 from .values import (
     MAX_RATE_BPS,
-    MAX_U32,
     AboveOne,
     Bool,
     Fraction,
@@ -28,6 +27,7 @@ from .values import (
     PositiveInt,
     PositiveRate,
     PositiveTime,
+    PositiveU32,
     Str,
     UpToOne,
     choice,
@@ -91,8 +91,8 @@ class Abr(_Table):
     icr: Annotated[optional(PositiveRate), Desc(compute=lambda abr: abr.initial_rate)] = None
     rif: Fraction = 1 / 16
     rdf: Fraction = 1 / 16
-    nrm: PositiveInt = 32
-    mrm: PositiveInt = 2
+    nrm: PositiveU32 = 32
+    mrm: PositiveU32 = 2
     trm: PositiveTime = parse_time("100 ms")
     cdf: Fraction = 1 / 16
     tbe: PositiveInt = 2**24 - 1
@@ -153,11 +153,6 @@ def check_abr(checks: Checks, path: tuple, abr: Abr) -> None:
         )
     if abr.nrm < 2:
         checks.refuse((*path, "nrm"), f"nrm must be at least 2 cells, got {abr.nrm}")
-    for key in ("nrm", "mrm"):
-        if getattr(abr, key) > MAX_U32:
-            checks.refuse(
-                (*path, key), f"{key} must be at most {MAX_U32:,}, got {getattr(abr, key):,}"
-            )
 
 
 # ---------------------------------------------------------------------------

@@ -29,13 +29,13 @@ from .tables import Section, _Table
 from .values import (
     Bool,
     Fraction,
-    NonNegativeInt,
     NonNegativeRate,
-    PositiveInt,
+    NonNegativeU32,
     PositiveNumber,
     PositiveRate,
     PositiveSize,
     PositiveTime,
+    PositiveU32,
     Str,
     ZeroOne,
     choice,
@@ -79,13 +79,13 @@ class Contract(_Table):
 
     at: Str
     peak_rate: optional(PositiveRate) = None
-    prc_queue: Annotated[PositiveInt, NOT_DESCRIBED] = 512
+    prc_queue: Annotated[PositiveU32, NOT_DESCRIBED] = 512
     # What a full controller does: voice and video drop the arrival, data
     # sends the head on marked CLP = 1 (the default by type).
     prc_overflow: Annotated[optional(choice("drop", "mark_head")), NOT_DESCRIBED] = None
     drain_rate: optional(PositiveRate) = None
     bucket_depth: Annotated[PositiveNumber, NOT_DESCRIBED] = 200.0
-    bucket_queue: Annotated[NonNegativeInt, NOT_DESCRIBED] = 0
+    bucket_queue: Annotated[NonNegativeU32, NOT_DESCRIBED] = 0
     non_conforming: Annotated[choice("mark", "drop"), NOT_DESCRIBED] = "mark"
     stepped_tokens: Annotated[Bool, NOT_DESCRIBED] = True
 
@@ -96,7 +96,7 @@ class CellSources(_Table):
     type: choice(*KINDS)
     from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
     to: Annotated[Str, Desc("dst_node")]
-    count: PositiveInt = 1
+    count: PositiveU32 = 1
     # 0 (real time) for voice and video, 1 for data, unless given.
     priority: Annotated[optional(ZeroOne), NOT_DESCRIBED] = None
     # Adapt the rate to congestion notifications (the thesis's cases 2-3).

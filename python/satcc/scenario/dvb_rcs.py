@@ -25,19 +25,20 @@ import math
 from typing import TYPE_CHECKING, Annotated, Any
 
 from satcc import _core
-from satcc.units import format_time, parse_time
+from satcc.units import format_rate, format_time, parse_time
 
 from .description import UNLESS_DEFAULT, Desc, describe_table
 from .errors import quote
 from .tables import Section, _Table
 from .values import (
+    MAX_RATE_BPS,
     Bool,
     Fraction,
     NonNegativeRate,
-    PositiveInt,
     PositiveRate,
     PositiveSize,
     PositiveTime,
+    PositiveU32,
     Str,
     UpToOne,
     choice,
@@ -81,9 +82,9 @@ class Frame(_Table):
     channel_rate: optional(PositiveRate) = None
     # One burst: eight 188-byte MPEG-2 TS packets on Skyplex.
     slot_size: optional(PositiveSize) = None
-    slots_per_frame: optional(PositiveInt) = None
-    frames_per_multiframe: optional(PositiveInt) = None
-    multiframes_per_superframe: optional(PositiveInt) = None
+    slots_per_frame: optional(PositiveU32) = None
+    frames_per_multiframe: optional(PositiveU32) = None
+    multiframes_per_superframe: optional(PositiveU32) = None
     # One satellite hop, terminal to terminal and NCC to terminal.
     propagation: optional(PositiveTime) = None
 
@@ -103,7 +104,7 @@ class Dama(_Table):
     # Eq. (2): N_B <- a N_B + b (N_L - N_B) when a terminal asks for less.
     release_a: UpToOne = 1.0
     release_b: UpToOne = 0.5
-    min_slots: PositiveInt = 1
+    min_slots: PositiveU32 = 1
     fca: Bool = False
 
 
@@ -132,7 +133,7 @@ class QuickStart(_Table):
 
     qs_thresh: Fraction = 0.8
     # Approvals remembered over M intervals of state_delay.
-    memory_intervals: PositiveInt = 2
+    memory_intervals: PositiveU32 = 2
     # Left out: (T_r + T_a)/2 of the frame (the paper's appendix A).
     state_delay: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
     qsd: Bool = False
@@ -231,6 +232,18 @@ def _check_frame(checks: Checks, path: tuple, frame: Frame) -> dict[str, Any] | 
             (*path, missing[0]),
             "missing required key (give it, or a preset: " + ", ".join(PRESETS) + ")",
         )
+        return None
+    if resolved["channel_bps"] > MAX_RATE_BPS:
+        checks.refuse(
+            (*path, "channel_rate"),
+            f"channel_rate above {format_rate(MAX_RATE_BPS)} is not supported "
+            "(a slot would last under a picosecond)",
+        )
+        return None
+    try:
+        frame_timing(resolved)
+    except ValueError as e:
+        checks.refuse(path, str(e))
         return None
     return resolved
 

@@ -26,14 +26,13 @@ from .tables import Section, _Table
 from .values import (
     MAX_DATAGRAM,
     MAX_RATE_BPS,
-    MAX_U32,
     Bool,
     NonNegativeSize,
     NonNegativeTime,
-    PositiveInt,
     PositiveRate,
     PositiveSize,
     PositiveTime,
+    PositiveU32,
     Str,
     bytes_text,
     choice,
@@ -53,7 +52,7 @@ class Media(_Table):
     """[tfrc.NAME.media]: the encoder and its transmit buffer."""
 
     rate: PositiveRate
-    buffer: Annotated[PositiveInt, Desc("buffer_packets")] = 1000
+    buffer: Annotated[PositiveU32, Desc("buffer_packets")] = 1000
     # Runs to the end of the run when left out.
     duration: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
 
@@ -124,13 +123,9 @@ def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
 
 def check_media(checks: Checks, path: tuple, media) -> None:
     """The encoder's rate within the clock's reach (a packet interval of
-    whole picoseconds) and its buffer within the core's 32-bit count."""
+    whole picoseconds)."""
     if media.rate > MAX_RATE_BPS:
         checks.refuse((*path, "rate"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
-    if media.buffer > MAX_U32:
-        checks.refuse(
-            (*path, "buffer"), f"buffer must be at most {MAX_U32:,} packets, got {media.buffer:,}"
-        )
 
 
 def wire_size(flow: TfrcTransport) -> int:

@@ -99,15 +99,26 @@ def _boolean(value: object) -> bool:
     return value
 
 
-def _integer(minimum: int) -> Callable:
+def _integer(minimum: int, maximum: int = INT_LIMIT - 1) -> Callable:
+    """Validator for an integer key. `maximum` is the largest value of the
+    core's type for it (MAX_U32 for a u32 field): the one place that type
+    is stated on this side, cross-checked against the core for every key by
+    tests/test_integer_keys.py."""
+
     # Only 0 (non-negative) and 1 (positive) are needed as minimums.
     def validate(value: object, info: ValidationInfo) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, got {describe_value(value)}")
         _check_sign(value, value, info, positive=minimum > 0)
         _check_range(value)
+        if value > maximum:
+            raise ValueError(
+                f"{_field(info)} must be at most {maximum:,} (the simulator keeps it in "
+                f"{maximum.bit_length()} bits), got {value:,}"
+            )
         return value
 
+    validate.maximum = maximum  # type: ignore[attr-defined]
     return validate
 
 
@@ -238,6 +249,8 @@ Str = typed(str, _string)
 Bool = typed(bool, _boolean)
 PositiveInt = typed(int, _integer(1))
 NonNegativeInt = typed(int, _integer(0))
+PositiveU32 = typed(int, _integer(1, MAX_U32))
+NonNegativeU32 = typed(int, _integer(0, MAX_U32))
 ZeroOne = typed(int, _zero_or_one)
 Probability = typed(float, _probability)
 RunName = typed(str, _run_name)

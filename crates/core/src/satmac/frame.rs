@@ -28,6 +28,10 @@ use serde::{Deserialize, Serialize};
 /// Bytes of one MPEG-2 transport-stream packet.
 pub const MPEG_TS_BYTES: u32 = 188;
 
+/// Beyond this a burst of a few bytes lasts under a picosecond, the
+/// clock's tick: the slot would round to nothing (as for links, 1 Tb/s).
+pub const MAX_CHANNEL_BPS: f64 = 1e12;
+
 /// A return link's frame geometry and propagation delay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,6 +80,12 @@ impl FrameConfig {
         if !(self.channel_bps.is_finite() && self.channel_bps > 0.0) {
             return Err("channel_bps must be positive".into());
         }
+        if self.channel_bps > MAX_CHANNEL_BPS {
+            return Err(format!(
+                "channel_bps above {MAX_CHANNEL_BPS:e} is not supported (a slot of a few \
+                 bytes would last under a picosecond)"
+            ));
+        }
         if self.slot_bytes == 0
             || self.slots_per_frame == 0
             || self.frames_per_multiframe == 0
@@ -85,7 +95,23 @@ impl FrameConfig {
                 "slot_bytes and the slot, frame and multi-frame counts must be positive".into(),
             );
         }
-        Ok(())
+        self.superframe_ps().map(|_| ()).ok_or_else(|| {
+            "the super-frame (slots per frame x frames per multi-frame x multi-frames per \
+             super-frame slots) lasts more than the 26 days a frame may span"
+                .into()
+        })
+    }
+
+    /// The super-frame in ps, None when a product overflows: `check`'s
+    /// proof that the methods below cannot.
+    fn superframe_ps(&self) -> Option<u64> {
+        let per_multiframe = self
+            .slots_per_frame
+            .checked_mul(self.frames_per_multiframe)?;
+        let multiframe = self.slot().ps().checked_mul(u64::from(per_multiframe))?;
+        let superframe = multiframe.checked_mul(u64::from(self.multiframes_per_superframe))?;
+        // Room for the instants a super-frame apart that the loop adds up.
+        (superframe < u64::MAX / 8).then_some(superframe)
     }
 
     /// One slot: a burst at the channel rate, to the picosecond. Every
@@ -312,5 +338,23 @@ mod tests {
         f = FrameConfig::skyplex(Skyplex::Small);
         f.channel_bps = -1.0;
         assert!(f.check().unwrap_err().contains("channel_bps"));
+    }
+
+    #[test]
+    fn a_frame_beyond_the_clock_is_refused_not_divided_by_zero() {
+        // 1e8 Gb/s: the slot rounded to 0 ps and next_tbtp divided by it.
+        let mut f = FrameConfig::skyplex(Skyplex::Large);
+        f.channel_bps = 1e17;
+        assert!(f.check().unwrap_err().contains("channel_bps above"));
+        f.channel_bps = MAX_CHANNEL_BPS;
+        assert!(f.check().is_ok() && f.slot().ps() > 0);
+        f.timing(); // no panic at the limit
+        f = FrameConfig::skyplex(Skyplex::Large);
+        f.slots_per_frame = u32::MAX;
+        assert!(f.check().unwrap_err().contains("super-frame"));
+        f = FrameConfig::skyplex(Skyplex::Large);
+        f.channel_bps = 1.0;
+        f.multiframes_per_superframe = u32::MAX;
+        assert!(f.check().unwrap_err().contains("super-frame"));
     }
 }

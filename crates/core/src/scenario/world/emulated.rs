@@ -107,11 +107,7 @@ impl EmulatedHost {
             p.clone() + "delivered_bps",
             num(rate(f.received_bytes, secs)),
         );
-        put(
-            s,
-            p.clone() + "delay_mean_s",
-            num(f.delay.summary.mean() * PS),
-        );
+        put(s, p.clone() + "delay_mean_s", num(f.delay.mean() * PS));
         put(
             s,
             p.clone() + "delay_p50_s",
@@ -137,10 +133,7 @@ impl EmulatedHost {
             "sent_bps" => mem.per_interval(self.sent_bytes as f64 * 8.0, dt),
             "delivered_bps" => mem.per_interval(f.received_bytes as f64 * 8.0, dt),
             "received_bps" => mem.per_interval(self.received_bytes as f64 * 8.0, dt),
-            _ => mem.interval_mean(
-                f.delay.summary.mean() * f.delay.count() as f64 * PS,
-                f.delay.count() as f64,
-            ),
+            _ => mem.interval_mean(f.delay.sum() * PS, f.delay.count() as f64),
         }
     }
 }

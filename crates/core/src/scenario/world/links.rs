@@ -206,11 +206,11 @@ fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
         key("system_mean_packets"),
         num(st.system_packets.mean(end)),
     );
-    put(s, key("wait_mean_s"), num(st.wait.summary.mean() * PS));
+    put(s, key("wait_mean_s"), num(st.wait.mean() * PS));
     put(s, key("wait_p50_s"), num(st.wait.quantile(0.5) * PS));
     put(s, key("wait_p99_s"), num(st.wait.quantile(0.99) * PS));
     let max = if st.wait.count() > 0 {
-        st.wait.summary.max * PS
+        st.wait.max() * PS
     } else {
         f64::NAN
     };

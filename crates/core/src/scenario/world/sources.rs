@@ -223,22 +223,14 @@ impl SourceComp {
             num(rate(f.received_bytes, active_s)),
         );
         let d = &f.delay;
-        let (min, max) = if d.count() > 0 {
-            (d.summary.min, d.summary.max)
-        } else {
-            (f64::NAN, f64::NAN)
-        };
-        put(s, p.clone() + "delay_mean_s", num(d.summary.mean() * PS));
+        let (min, max) = (d.min(), d.max());
+        put(s, p.clone() + "delay_mean_s", num(d.mean() * PS));
         put(s, p.clone() + "delay_min_s", num(min * PS));
         put(s, p.clone() + "delay_max_s", num(max * PS));
         put(s, p.clone() + "delay_p50_s", num(d.quantile(0.5) * PS));
         put(s, p.clone() + "delay_p95_s", num(d.quantile(0.95) * PS));
         put(s, p.clone() + "delay_p99_s", num(d.quantile(0.99) * PS));
-        put(
-            s,
-            p.clone() + "jitter_mean_s",
-            num((d.summary.mean() - min) * PS),
-        );
+        put(s, p.clone() + "jitter_mean_s", num(d.mean_above_min() * PS));
         put(s, p + "jitter_p99_s", num((d.quantile(0.99) - min) * PS));
     }
 

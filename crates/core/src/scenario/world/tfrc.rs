@@ -298,16 +298,12 @@ impl TfrcFlow {
         put(s, key("late"), d.late);
         let secs = |ps: f64| ps / 1e12;
         for (name, h) in [("e2ed", &d.e2ed), ("owd", &d.owd)] {
-            put(
-                s,
-                key(&format!("{name}_mean_s")),
-                num(secs(h.summary.mean())),
-            );
+            put(s, key(&format!("{name}_mean_s")), num(secs(h.mean())));
             put(
                 s,
                 key(&format!("{name}_max_s")),
                 num(if h.count() > 0 {
-                    secs(h.summary.max)
+                    secs(h.max())
                 } else {
                     f64::NAN
                 }),

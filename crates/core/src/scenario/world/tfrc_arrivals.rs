@@ -336,11 +336,7 @@ impl TfrcArrivals {
         put(s, key("flows_qs_approved"), t.qs_approved);
         for (name, h) in [("e2ed", &t.e2ed), ("window_e2ed", &t.window)] {
             let q = |x: f64| num(h.quantile(x) * PS);
-            put(
-                s,
-                key(&format!("{name}_mean_s")),
-                num(h.summary.mean() * PS),
-            );
+            put(s, key(&format!("{name}_mean_s")), num(h.mean() * PS));
             put(s, key(&format!("{name}_p50_s")), q(0.5));
             put(s, key(&format!("{name}_p95_s")), q(0.95));
             put(s, key(&format!("{name}_p99_s")), q(0.99));
@@ -369,7 +365,7 @@ impl TfrcArrivals {
             let v = t.bins.iter().map(|h| h.quantile(q) * PS).collect();
             out.push((format!("{p}{name}"), mids.clone(), v));
         }
-        let mean = t.bins.iter().map(|h| h.summary.mean() * PS).collect();
+        let mean = t.bins.iter().map(|h| h.mean() * PS).collect();
         out.push((format!("{p}startup_e2ed_mean"), mids, mean));
         let (x, y) = t.window.cdf().into_iter().map(|(x, y)| (x * PS, y)).unzip();
         out.push((format!("{p}window_e2ed_cdf"), x, y));
