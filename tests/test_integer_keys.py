@@ -62,6 +62,11 @@ def _tfrc_dama() -> dict:
     return sc
 
 
+def _arrivals() -> dict:
+    runs = studies.get("tfrc-dama").runs(True)
+    return copy.deepcopy(next(r.scenario for r in runs if "tfrc_arrivals" in r.scenario))
+
+
 def _cells() -> dict:
     sc = copy.deepcopy(studies.get("proactive-atm").runs(True)[0].scenario)
     group = next(iter(sc["cell_sources"].values()))
@@ -99,6 +104,11 @@ CASES = {
         "dvb_rcs.*.terminals.*.quick_start.memory_intervals",
     ),
     ("Media", "buffer"): (_tfrc_dama, "tfrc.*.media.buffer", "tfrc.*.media.buffer_packets"),
+    ("ArrivalMedia", "buffer"): (
+        _arrivals,
+        "tfrc_arrivals.*.media.buffer",
+        "tfrc_arrivals.*.media.buffer_packets",
+    ),
     ("CellSources", "count"): (_cells, "cell_sources.*.count", "cell_sources.*.count"),
     ("Contract", "prc_queue"): (
         _cells,

@@ -3,9 +3,11 @@
 # The description carries the thesis's defaults and units; refusals name the
 # key; a run on the thesis's network accounts for every cell.
 import copy
+import json
 
 import pytest
 import satcc
+from satcc import _core
 from satcc.scenario import Scenario
 from scenario_helpers import changed, refused
 
@@ -83,6 +85,14 @@ def test_the_description_carries_the_theses_sources_in_core_units():
         ("cell_sources.voice.rates", ["1 kbps"], "cell_sources.voice.rates", "two rates"),
         ("cell_sources.voice.contract.at", "moon", "cell_sources.voice.contract.at", '"moon"'),
         ("cell_sources.voice.contract", {"at": "sat"}, "cell_sources.voice.contract", "peak_rate"),
+        # Before: accepted; it policed nothing while the summary counted policed VCs.
+        (
+            "cell_sources.voice.contract.at",
+            "down_rev",
+            "cell_sources.voice.contract.at",
+            "not on the path of the cells",
+        ),
+        ("cell_sources.voice.contract.at", "sat_rev", "cell_sources.voice.contract.at", "up, sat"),
         ("cell_sources.voice.policy.floor", 1.5, "cell_sources.voice.policy.floor", None),
         ("links.sat.congestion.previous", "old", "links.sat.congestion.previous", "filtered"),
         ("links.sat.congestion.threshold", 0, "links.sat.congestion.threshold", "positive"),
@@ -93,6 +103,15 @@ def test_refusals_name_the_key(path, value, key, fragment):
     assert error.path == key, str(error)
     if fragment is not None:
         assert fragment in str(error), str(error)
+
+
+def test_the_core_refuses_a_contract_off_the_cells_path():
+    # For descriptions that did not come through validation.
+    d = scenario().validate()
+    voice = next(g for g in d["cell_sources"] if g["name"] == "voice")
+    voice["police_at"] = "down_rev"
+    with pytest.raises(ValueError, match='police_at link "down_rev" is not on the path'):
+        _core.Simulation(json.dumps(d))
 
 
 def test_a_detector_needs_a_constant_rate():

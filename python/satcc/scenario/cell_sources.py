@@ -178,6 +178,26 @@ def cell_sources_paths(name: str, group: CellSources, doc) -> list[PathRequest]:
     ]
 
 
+def check_contract_on_path(
+    checks: Checks, path: tuple, name: str, group: CellSources, routes: dict, ends: dict
+) -> None:
+    """A contract polices the group's cells where they pass: at a link off
+    their path it would police nothing while the summary counted the VCs
+    as policed."""
+    c = group.contract
+    if c is None:
+        return
+    cells = cell_sources_paths(name, group, None)[0]
+    crossed = list(walk(routes, ends, cells))
+    if c.at not in crossed:
+        checks.refuse(
+            (*path, "contract", "at"),
+            f"link {quote(c.at)} is not on the path of the cells of cell_sources "
+            f"{quote(name)} ({group.from_} to {group.to} over {', '.join(crossed)}): "
+            "a contract there would police nothing",
+        )
+
+
 def _round_trip_ps(group: CellSources, resolved: Any) -> int:
     """The propagation delay of the routed path there and back."""
     ends = {n: (link.from_, link.to) for n, link in resolved.links.items()}
@@ -267,4 +287,5 @@ SECTION = Section(
     describe=describe_cell_sources,
     omit_when_empty=True,
     paths=cell_sources_paths,
+    check_routed=check_contract_on_path,
 )

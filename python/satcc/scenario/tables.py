@@ -109,6 +109,9 @@ class Section:
     expand: Callable[[Any], dict] | None = None
     # (name, entry, doc) -> the paths it needs routed (routing.PathRequest).
     paths: Callable[[str, Any, Any], Iterable[Any]] | None = None
+    # (checks, path, name, entry, routes, ends): refusals that need the
+    # routed paths (node -> destination -> link; link -> its two nodes).
+    check_routed: Callable[..., None] | None = None
     # The probe target ("link", "tcp", ...) it answers to, if any.
     probe_target: str | None = None
     # Where the plural is not the noun and an "s".

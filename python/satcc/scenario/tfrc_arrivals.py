@@ -31,6 +31,7 @@ from .values import (
     PositiveNumber,
     PositiveRate,
     PositiveTime,
+    PositiveU32,
     Str,
     choice,
     list_of,
@@ -63,7 +64,7 @@ class ArrivalMedia(_Table):
     """[tfrc_arrivals.NAME.media]: each flow's encoder and transmit buffer."""
 
     rate: PositiveRate
-    buffer: Annotated[PositiveInt, Desc("buffer_packets")] = 1000
+    buffer: Annotated[PositiveU32, Desc("buffer_packets")] = 1000
 
 
 class TfrcArrivals(TfrcTransport):

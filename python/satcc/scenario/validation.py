@@ -143,6 +143,14 @@ def _routes(checks: Checks) -> dict[str, dict[str, str]]:
     return resolve_routes(explicit, _link_ends(checks), _path_requests(checks))
 
 
+def _check_routed(checks: Checks, routes: dict[str, dict[str, str]]) -> None:
+    ends = _link_ends(checks)
+    for section in checks.sections.values():
+        if section.check_routed is not None:
+            for name, entry in sorted(checks.entries(section.key).items()):
+                section.check_routed(checks, (section.key, name), name, entry, routes, ends)
+
+
 def _description(checks: Checks, resolved: Resolved) -> dict:
     desc: dict[str, Any] = {}
     for section in checks.sections.values():
@@ -196,6 +204,7 @@ def validate(
         raise ScenarioError(source, join_path(exc.path), exc.reason) from None
     check_queue_sizes(checks, routes, _path_requests(checks))
     check_edge_routes(checks, routes, _link_ends(checks))
+    _check_routed(checks, routes)
     if checks.found:
         raise refuse_first(source, checks.found)
     chosen_seed = doc.run.seed if seed is None else _check_seed(seed, source)

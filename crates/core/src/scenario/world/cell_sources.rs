@@ -21,7 +21,7 @@ use crate::atm::upc::Contract;
 use crate::engine::stats::Summary as Stats;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
-use crate::net::{AgentAddr, Pdu};
+use crate::net::{AgentAddr, Next, Pdu};
 use crate::scenario::summary::{num, put, Summary};
 use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
@@ -346,6 +346,21 @@ impl CellSource {
 }
 
 impl Builder<'_> {
+    /// Whether the routed path from `src` to `dst` crosses `link`.
+    fn route_crosses(&self, src: u32, dst: u32, link: u32) -> bool {
+        let net = &self.w.net;
+        let mut node = src;
+        // A path visits each node once at most: a longer walk is a loop.
+        for _ in 0..net.nodes.len() {
+            match net.nodes[node as usize].next_hop(dst) {
+                Next::Link(l) if l == link => return true,
+                Next::Link(l) => node = net.links[l as usize].to,
+                Next::Local | Next::Unroutable => return false,
+            }
+        }
+        false
+    }
+
     /// The groups of cell sources: `count` components each, in order; a
     /// contract puts each VC under the policers of `police_at`.
     pub(super) fn cell_sources(&mut self) -> Result<Vec<u32>, BuildError> {
@@ -362,6 +377,15 @@ impl Builder<'_> {
                 Some(name) => Some(links.find("link", name, &here)?),
                 None => None,
             };
+            if let Some(l) = police {
+                if !self.route_crosses(nodes[0], nodes[1], l) {
+                    return Err(BuildError(format!(
+                        "{here}: police_at link {:?} is not on the path of its cells: \
+                         a contract there would police nothing",
+                        self.d.links[l as usize].name
+                    )));
+                }
+            }
             for i in 0..d.count {
                 let flow = self.w.new_flows(2);
                 let mut rng = RngStream::new(self.d.seed, &format!("{here}[{i}]"));
