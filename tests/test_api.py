@@ -214,6 +214,29 @@ def test_a_numpy_integer_seed_runs_as_the_python_int(seed):
     assert json.loads(json.dumps(res.description))["seed"] == 2
 
 
+@pytest.mark.parametrize("value", [np.int64(7), np.uint16(7), np.int8(7)])
+def test_a_numpy_integer_in_a_scenario_is_the_python_int(value):
+    # Counts and seeds built with numpy in a notebook; before: "expected an integer".
+    sc = satcc.Scenario.from_dict(stochastic("2 s"))
+    sc.set("run.seed", value).set("run.max_events", np.int64(7 * 10**6))
+    d = sc.validate()
+    assert type(d["seed"]) is int and d["seed"] == 7 and type(d["max_events"]) is int
+    assert satcc.run(sc).summary == satcc.run(stochastic("2 s"), seed=7).summary
+
+
+@pytest.mark.parametrize("value", [np.True_, np.float64(7.0)])
+def test_a_numpy_bool_or_float_is_still_not_an_integer(value):
+    with pytest.raises(ScenarioError, match="expected an integer"):
+        satcc.Scenario.from_dict(stochastic("2 s")).set("run.max_events", value).validate()
+
+
+def test_sweep_seeds_from_numpy(tmp_path):
+    c = satcc.sweep(stochastic("2 s"), seeds=np.arange(1, 3), campaign=tmp_path / "c", jobs=1)
+    assert sorted(c.runs()["seed"]) == [1, 2]
+    c = satcc.sweep(stochastic("2 s"), seeds=np.int64(3), campaign=tmp_path / "c", jobs=1)
+    assert sorted(c.runs()["seed"]) == [1, 2, 3]
+
+
 @pytest.mark.parametrize("seed", [2.0, np.float64(2.0), np.float32(2.0), True, np.True_, "2"])
 def test_a_seed_that_is_not_an_integer_is_refused_numpy_or_not(seed):
     with pytest.raises(ScenarioError, match="seed override must be an integer"):

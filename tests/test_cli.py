@@ -499,6 +499,93 @@ def test_stderr_closed_keeps_the_exit_status_of_the_command(bare_rate, good):
     assert (status, out) == (0, f"{good}: ok (2 nodes, 1 link, 1 source)\n")
 
 
+def _satcc_fd_closed(fd: int, *args) -> tuple[int, str, str]:
+    """Run the console script with descriptor `fd` closed before it starts
+    (`satcc ... >&-`), as a shell does: Python then sees that stream as None."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from satcc.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: os.close(fd),  # in the child, after its pipes are set up
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("fd", [0, 1, 2])
+def test_a_closed_standard_descriptor_keeps_the_exit_status(fd, bare_rate, good):
+    # Before: AttributeError ('NoneType' ... flush) and exit 1 whatever the command.
+    status, _, err = _satcc_fd_closed(fd, "--version")
+    assert status == 0 and "Traceback" not in err
+    assert _satcc_fd_closed(fd, "validate", str(good))[0] == 0
+    assert _satcc_fd_closed(fd, "validate", str(bare_rate))[0] == 2
+
+
+def test_out_where_nothing_can_be_created_is_refused_before_running(capsys, good, monkeypatch):
+    # /proc lets root pass every permission check and creates nothing.
+    def never(*args, **kwargs):
+        raise AssertionError("the run must not start")
+
+    monkeypatch.setattr(satcc.runner, "run", never)
+    status, _, err = call(capsys, "run", str(good), "--out", "/proc/satcc-out")
+    assert status == 2
+    assert err.startswith("error: /proc/satcc-out: cannot write the result folder: cannot create")
+
+
+def test_a_failed_write_names_the_folder_and_keeps_the_old_one(capsys, good, tmp_path, monkeypatch):
+    # A full disk: before, "internal error: OSError" without the path.
+    import errno
+
+    from satcc import result_folder
+
+    out = tmp_path / "o"
+    assert call(capsys, "run", str(good), "--out", str(out), "-q")[0] == 0
+    before = (out / "summary.json").read_bytes()
+
+    def full(result, folder):
+        raise OSError(errno.ENOSPC, "No space left on device", str(folder / "summary.json"))
+
+    monkeypatch.setattr(result_folder, "_write_contents", full)
+    status, _, err = call(capsys, "run", str(good), "--out", str(out), "-q")
+    assert status == 1
+    assert err.startswith(f"error: {out}: could not write the result folder: No space left")
+    assert "untouched" in err and "internal error" not in err
+    assert (out / "summary.json").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o", "tiny.toml"]
+
+
+def test_a_symbolic_link_loop_is_called_one(capsys, good, tmp_path):
+    # Before: "no such file", and an internal error (FileExistsError) for a sweep.
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    loop = str(tmp_path / "a")
+    for args in (
+        ["run", loop],
+        ["validate", loop],
+        ["results", loop],
+        ["report", loop],
+        ["sweep", str(good), "--campaign", loop, "-q"],
+        ["sweep", str(good), "--campaign", loop + "/c", "-q"],
+        ["run", str(good), "--out", loop + "/o"],
+    ):
+        status, _, err = call(capsys, *args)
+        assert status == 2 and "symbolic link loop" in err, (args, err)
+
+
+def test_a_link_to_nothing_says_where_it_points(capsys, tmp_path):
+    (tmp_path / "s.toml").symlink_to(tmp_path / "gone.toml")
+    status, _, err = call(capsys, "validate", str(tmp_path / "s.toml"))
+    assert status == 2 and "a symbolic link to" in err and "gone.toml" in err
+
+
+def test_a_huge_file_is_refused_unread(capsys, tmp_path):
+    # Before: read whole (4 GB), then MemoryError as an internal error.
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as f:
+        f.truncate(4 * 2**30)  # sparse: no disk used
+    status, _, err = call(capsys, "validate", str(big))
+    assert status == 2 and "larger than 64 MiB" in err
+
+
 def test_a_broken_pipe_that_is_not_stdout_is_an_internal_error(capsys, good, monkeypatch):
     # e.g. a worker's pipe: a failure, not a reader that stopped reading.
     def broken(*args, **kwargs):

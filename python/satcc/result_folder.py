@@ -19,7 +19,8 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .fslocks import hold, release, stale
+from .paths import unreachable
 
 SUMMARY_FILE = "summary.json"
 SCENARIO_FILE = "scenario.json"
@@ -48,6 +50,20 @@ _TOKEN_BYTES = 4
 # Linux's limits, for a file system that does not say (os.pathconf fails).
 _NAME_MAX = 255
 _PATH_MAX = 4096
+
+
+class ResultWriteError(OSError):
+    """Writing a result folder failed part-way (a full disk, a file system
+    gone): nothing of it remains and the previous folder is untouched. The
+    message names the folder and what the system said."""
+
+    def __init__(self, target: Path, cause: OSError):
+        where = f" ({cause.filename})" if cause.filename else ""
+        super().__init__(
+            cause.errno,
+            f"{target}: could not write the result folder: {cause.strerror or cause}{where}; "
+            "nothing was written and any previous result there is untouched",
+        )
 
 
 class OutputFolderError(OSError, ValueError):
@@ -115,8 +131,10 @@ def write_result(result: Any, out_dir: str | os.PathLike[str], *, overwrite: boo
         held = hold(tmp)  # tells later writers this folder is not stale
         _write_contents(result, tmp)
         _swap_into_place(tmp, target, overwrite=overwrite)
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError) and not isinstance(e, FileExistsError | OutputFolderError):
+            raise ResultWriteError(target, e) from e
         raise
     finally:
         release(held)
@@ -222,8 +240,19 @@ def _swap_into_place(tmp: Path, target: Path, *, overwrite: bool) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
+def _try_creating_in(folder: str | os.PathLike[str], refuse: Callable[[str], Exception]) -> None:
+    """Create and remove an empty hidden folder in `folder`: permissions
+    alone do not tell (/proc and /sys refuse new entries to root, a full
+    disk refuses everyone)."""
+    try:
+        probe = tempfile.mkdtemp(prefix=".satcc-probe-", dir=folder)
+    except OSError as e:
+        raise refuse(f"cannot create anything in {folder}: {e.strerror}") from None
+    os.rmdir(probe)
+
+
 def check_output_folder(folder: str | os.PathLike[str], series_names: Iterable[str] = ()) -> None:
-    """Refuses, without creating anything, a result folder that could not be written at `folder`.
+    """Refuses, leaving nothing behind, a result folder that could not be written at `folder`.
 
     Meant to be called before the run, so that a run is never spent on an
     output that then fails. FileExistsError when `folder` exists and may not
@@ -255,11 +284,13 @@ def check_output_folder(folder: str | os.PathLike[str], series_names: Iterable[s
         raise refuse("name the folder itself, not . or ..")
     existing, to_create = _nearest_existing_parent(path)
     if not os.path.isdir(existing):
-        raise refuse(f"{existing} is not a folder")
+        why = unreachable(existing, "folder")
+        raise refuse(f"{existing} is {why}" if why else f"{existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         if _read_only_file_system(existing):
             raise refuse(f"{existing} is on a read-only file system")
         raise refuse(f"no permission to create files in {existing}")
+    _try_creating_in(existing, refuse)
 
     name_max = _pathconf(existing, "PC_NAME_MAX", _NAME_MAX)
     for name in to_create:

@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .fslocks import LockFile, create_held, flocked, release, stale
+from .paths import unreachable
 
 __all__ = ["Campaign", "CampaignBusy", "CampaignError", "QueryError", "RunPoint", "results"]
 
@@ -158,9 +159,11 @@ class Campaign:
         folder = Path(path)
         meta_path = folder / CAMPAIGN_FILE
         if not meta_path.is_file():
+            why = unreachable(folder, "campaign folder")
+            if why is not None and (create_with is None or os.path.lexists(folder)):
+                # A link to nothing or a loop cannot become a campaign either.
+                raise CampaignError(f"{folder}: {why}")
             if create_with is None:
-                if not folder.exists():
-                    raise CampaignError(f"{folder}: no such campaign folder")
                 raise CampaignError(
                     f"{folder}: not a campaign folder (no {CAMPAIGN_FILE}; "
                     "`satcc sweep` creates campaigns)"
@@ -175,7 +178,11 @@ class Campaign:
                     f"{folder}: exists, is not empty and is not a campaign "
                     f"(no {CAMPAIGN_FILE}); refusing to write into it: choose another --campaign"
                 )
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                why = unreachable(folder.parent, "folder") or e.strerror
+                raise CampaignError(f"{folder}: cannot create the campaign folder: {why}") from None
             text = json.dumps(dict(create_with), indent=2, sort_keys=False, default=str) + "\n"
             _write_once(meta_path, text)
         try:

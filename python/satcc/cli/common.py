@@ -84,9 +84,11 @@ def parse_assignment(text: str) -> tuple[str, Any]:
 def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
     """Load a scenario file and apply --set assignments (not yet validated)."""
     from satcc import scenario as scenario_module
+    from satcc.paths import unreachable
 
-    if not file.exists():
-        raise BadInput(f"{file}: no such file")
+    why = unreachable(file)
+    if why is not None:
+        raise BadInput(f"{file}: {why}")
     if not file.is_file():
         raise BadInput(f"{file}: not a file")
     with input_errors():

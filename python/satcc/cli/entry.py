@@ -87,7 +87,19 @@ def _run_cli(argv: list[str] | None) -> int:
     return status if isinstance(status, int) else EXIT_OK
 
 
+def _reopen_closed_streams() -> None:
+    """A standard stream closed by the caller (`satcc --version >&-`) is
+    None in Python: writing to it raised AttributeError and every exit
+    status became 1. It becomes /dev/null, on its own descriptor (the
+    lowest free one is the closed one), so that output is dropped and the
+    status stays the command's."""
+    for name, mode in (("stdin", "r"), ("stdout", "w"), ("stderr", "w")):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, mode))  # noqa: SIM115 - lives as long as the process
+
+
 def main() -> None:
+    _reopen_closed_streams()
     status = run_cli()
     if _closed_by_reader:
         # The text that could not be written is still buffered; at exit

@@ -154,10 +154,12 @@ def report(sources: tuple[Path, ...], out: Path) -> int:
     and styles, so it opens in a browser with no network access.
     """
     from satcc import report as report_module
+    from satcc.paths import unreachable
 
-    missing = [s for s in sources if not s.exists()]
-    if missing:
-        raise BadInput(f"{missing[0]}: no such file or folder")
+    for source in sources:
+        why = unreachable(source, "file or folder")
+        if why is not None:
+            raise BadInput(f"{source}: {why}")
     try:
         path = report_module.write_report(list(sources), out)
     except report_module.ReportError as e:

@@ -58,9 +58,13 @@ def run(
     # The folder first: a reader that stops reading the tables (`| head`)
     # must not cost the results.
     if out is not None:
-        from satcc.result_folder import write_result
+        from satcc.result_folder import ResultWriteError, write_result
 
-        write_result(result, out)
+        try:
+            write_result(result, out)
+        except ResultWriteError as e:
+            print_error(e.strerror)
+            return EXIT_FAILURE
     if not quiet:
         print_run_summary(result)
     if out is not None:

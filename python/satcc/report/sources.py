@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from satcc.paths import unreachable
+
 
 class ReportError(ValueError):
     """A source that cannot be reported on (missing, or neither kind of folder)."""
@@ -54,8 +56,9 @@ def source_kind(path: str | os.PathLike[str]) -> str:
         return "campaign"
     if study_json(path) is not None:
         return "study"
-    if not Path(path).exists():
-        raise ReportError(f"{path}: no such file or folder")
+    why = unreachable(path, "file or folder")
+    if why is not None:
+        raise ReportError(f"{path}: {why}")
     raise ReportError(
         f"{path}: neither a study result folder (with <study>.json from `satcc reproduce`) "
         "nor a campaign folder (with campaign.json)"

@@ -189,13 +189,28 @@ class Scenario:
         return to_toml(self._data)
 
 
+# Scenario files hold tables of a few lines per model; 8000 hosts with their
+# links and sources take about 2 MiB.
+MAX_SCENARIO_BYTES = 64 * 2**20
+
+
 def load(path: str | Path) -> Scenario:
     """Read a TOML scenario. Only syntax is checked here; validate() checks the rest."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            # At most one byte past the limit: a 4 GB file (or /dev/zero)
+            # is refused without being read whole.
+            raw = f.read(MAX_SCENARIO_BYTES + 1)
     except OSError as exc:
         raise ScenarioError(source, "", f"cannot read the file: {exc.strerror}") from None
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(
+            source,
+            "",
+            f"larger than {MAX_SCENARIO_BYTES // 2**20} MiB: not a scenario file (the largest "
+            "scenarios, thousands of hosts, take a few MiB)",
+        )
     try:
         # A byte order mark is not part of the text (Windows editors write
         # one); TOML allows none, so tomllib would call it an invalid statement.

@@ -16,6 +16,7 @@ from typing import Annotated, Any, NamedTuple, get_args
 
 from pydantic import BeforeValidator, ValidationInfo
 
+from satcc.seeds import as_seed
 from satcc.units import (
     UnitError,
     describe_value,
@@ -106,9 +107,12 @@ def _integer(minimum: int, maximum: int = INT_LIMIT - 1) -> Callable:
     tests/test_integer_keys.py."""
 
     # Only 0 (non-negative) and 1 (positive) are needed as minimums.
-    def validate(value: object, info: ValidationInfo) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected an integer, got {describe_value(value)}")
+    def validate(raw: object, info: ValidationInfo) -> int:
+        # Python's and numpy's integers alike (np.arange, rng.integers), as a
+        # Python int: the description is JSON. Not bools, not floats.
+        value = as_seed(raw)
+        if value is None:
+            raise ValueError(f"expected an integer, got {describe_value(raw)}")
         _check_sign(value, value, info, positive=minimum > 0)
         _check_range(value)
         if value > maximum:
