@@ -93,6 +93,16 @@ def test_the_description_carries_the_theses_sources_in_core_units():
             "not on the path of the cells",
         ),
         ("cell_sources.voice.contract.at", "sat_rev", "cell_sources.voice.contract.at", "up, sat"),
+        # Before: validated; the run would take some 130 GiB.
+        ("cell_sources.voice.count", 10**8, "cell_sources.voice.count", "130.4 GiB"),
+        ("cell_sources.voice.rates", ["2000 Gbps", "0 bps"], "cell_sources.voice.rates", "above"),
+        ("cell_sources.data.nominal_rate", "2000 Gbps", "cell_sources.data.nominal_rate", "above"),
+        (
+            "cell_sources.voice.contract.peak_rate",
+            "2000 Gbps",
+            "cell_sources.voice.contract.peak_rate",
+            "above 1000 Gbps",
+        ),
         ("cell_sources.voice.policy.floor", 1.5, "cell_sources.voice.policy.floor", None),
         ("links.sat.congestion.previous", "old", "links.sat.congestion.previous", "filtered"),
         ("links.sat.congestion.threshold", 0, "links.sat.congestion.threshold", "positive"),

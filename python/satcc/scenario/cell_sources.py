@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from satcc.units import parse_time
+from satcc.units import format_rate, parse_time
 
 from .description import NOT_DESCRIBED, Desc
 from .errors import quote
 from .routing import PathRequest, walk
 from .tables import Section, _Table
 from .values import (
+    MAX_RATE_BPS,
     Bool,
     Fraction,
     NonNegativeRate,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 
 # Bits of payload in a cell: the thesis's rates count these.
 PAYLOAD_BITS = 48 * 8
+CELL_BYTES = 53
 KINDS = ("voice", "video", "data")
 # Section 6.2.1's sources.
 SESSION_DEFAULTS = {
@@ -134,6 +136,17 @@ def check_cell_sources(checks: Checks, path: tuple, name: str, group: CellSource
         )
     if group.rates is not None and not any(group.rates):
         checks.refuse((*path, "rates"), "a session needs a positive rate")
+    rates = [("rates", r) for r in group.rates or ()] + [("nominal_rate", group.nominal_rate)]
+    if group.contract is not None:
+        rates += [
+            (f"contract.{k}", getattr(group.contract, k)) for k in ("peak_rate", "drain_rate")
+        ]
+    for key, rate in rates:
+        if rate is not None and rate > MAX_RATE_BPS:
+            # Cells a few picoseconds apart: the clock's tick.
+            checks.refuse(
+                (*path, *key.split(".")), f"rate above {format_rate(MAX_RATE_BPS)} is not supported"
+            )
     if group.holding is not None and len(group.holding) != 2:
         checks.refuse(
             (*path, "holding"), f"expected a mean time for each rate, got {len(group.holding)}"
@@ -196,6 +209,25 @@ def check_contract_on_path(
             f"{quote(name)} ({group.from_} to {group.to} over {', '.join(crossed)}): "
             "a contract there would police nothing",
         )
+
+
+# Measured: 130 MB for 100 000 sources (RSS over a run of 1 ms), rounded up.
+SOURCE_BYTES = 1400
+# Each received cell's delay, kept for the exact jitter count.
+DELAY_BYTES = 8
+
+
+def cell_sources_memory(checks: Checks, name: str, group: CellSources) -> list:
+    """The sources themselves, and a delay per cell received: no more cells
+    than the group's peak (voice, video) or the fastest link can carry."""
+    fastest = max(
+        (max(link.rates(), default=0.0) for link in checks.entries("links").values()), default=0.0
+    )
+    peak = group.count * max(group.rates) if group.rates else fastest
+    cells = min(peak, fastest) * checks.doc.run.duration * 1e-12 / (CELL_BYTES * 8)
+    what = f"cell_sources {quote(name)} ({group.count:,} sources, up to {cells:,.0f} cells)"
+    need = group.count * SOURCE_BYTES + cells * DELAY_BYTES
+    return [(need, ("cell_sources", name, "count"), what, "fewer sources or a shorter run")]
 
 
 def _round_trip_ps(group: CellSources, resolved: Any) -> int:
@@ -288,4 +320,5 @@ SECTION = Section(
     omit_when_empty=True,
     paths=cell_sources_paths,
     check_routed=check_contract_on_path,
+    memory=cell_sources_memory,
 )

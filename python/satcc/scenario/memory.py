@@ -5,7 +5,8 @@ nothing to show. Two large consumers are known in advance: the PDUs a link
 can have on the wire and propagating (rate x delay over the smallest PDU, a
 53-byte cell), and the probes' samples. When their sum exceeds the budget
 the scenario is refused with the figure, at the key of the largest
-consumer. Queues are not counted: their limits are often set "large
+consumer. Models that hold state per instance or per packet add their own
+figures (a section's `memory`). Queues are not counted: their limits are often set "large
 enough" far above what the traffic fills, and what they hold depends on
 the traffic.
 """
@@ -24,6 +25,7 @@ PDU_BYTES = 104
 # The smallest PDU a link carries: an ATM cell (TCP/IP ACKs are 40 bytes
 # and rarer than cells: this bounds ordinary traffic).
 SMALLEST_PDU = 53
+LINK_REMEDY = "a shorter delay or a lower rate"
 # A probe sample: its time and its value.
 SAMPLE_BYTES = 16
 
@@ -40,23 +42,36 @@ def _link_bytes(link) -> float:
 def check_memory(checks: Checks) -> None:
     """Refuses a scenario whose estimated memory exceeds the budget."""
     doc = checks.doc
-    consumers: list[tuple[float, tuple, str]] = []
+    # (bytes, key path, what, what the user can change)
+    consumers: list[tuple[float, tuple, str, str]] = []
     for name, link in checks.entries("links").items():
         # A duplex link's reverse NAME_rev is declared as NAME.
         declared = name if name in doc.links else name.removesuffix("_rev")
-        consumers.append((_link_bytes(link), ("links", declared, "delay"), f"link {name!r}"))
+        consumers.append(
+            (_link_bytes(link), ("links", declared, "delay"), f"link {name!r}", LINK_REMEDY)
+        )
     samples = doc.run.duration // doc.run.sample_interval
     if doc.probes:
         probe_bytes = len(doc.probes) * samples * SAMPLE_BYTES
         what = f"{len(doc.probes)} probes of {samples:,} samples"
-        consumers.append((probe_bytes, ("run", "sample_interval"), what))
+        consumers.append(
+            (
+                probe_bytes,
+                ("run", "sample_interval"),
+                what,
+                "fewer probes or a longer sample_interval",
+            )
+        )
+    for section in checks.sections.values():
+        if section.memory is not None:
+            for name, entry in checks.entries(section.key).items():
+                consumers.extend(section.memory(checks, name, entry))
     total = sum(c[0] for c in consumers)
     if total <= MEMORY_BUDGET:
         return
-    largest, path, what = max(consumers, key=lambda c: c[0])
+    largest, path, what, remedy = max(consumers, key=lambda c: c[0])
     checks.refuse(
         path,
         f"the run could need about {_gib(total)} of memory, {_gib(largest)} of it for {what} "
-        f"(at most {_gib(MEMORY_BUDGET)}): a shorter delay or a lower rate, fewer probes or "
-        "a longer sample_interval",
+        f"(at most {_gib(MEMORY_BUDGET)}): {remedy}",
     )

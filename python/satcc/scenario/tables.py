@@ -112,6 +112,9 @@ class Section:
     # (checks, path, name, entry, routes, ends): refusals that need the
     # routed paths (node -> destination -> link; link -> its two nodes).
     check_routed: Callable[..., None] | None = None
+    # (checks, name, entry) -> [(bytes, key path, what, remedy)]: what the
+    # entry's model will hold in memory, for the estimate made before a run.
+    memory: Callable[..., list[tuple[float, tuple, str, str]]] | None = None
     # The probe target ("link", "tcp", ...) it answers to, if any.
     probe_target: str | None = None
     # Where the plural is not the noun and an "s".
