@@ -449,6 +449,38 @@ def test_sigterm_stops_the_sweep_keeps_finished_runs_and_exits_143(tmp_path):
     assert left == []
 
 
+def test_sigterm_stops_a_reproduction_as_it_stops_a_sweep(tmp_path):
+    # Before: killed outright, exit -15, no message, "leaked semaphore".
+    out = tmp_path / "r"
+    proc = subprocess.Popen(
+        [*CLI, "reproduce", "tfrc-dama", "--quick", "--out", str(out), "-q", "-j", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    tree: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 120
+        while not any(out.glob("campaign-*/runs/part-*.parquet")):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "reproduction too slow"
+            time.sleep(0.05)
+        tree = _descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        left = _gone_within(tree, 20)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+        _kill(tree)
+    assert proc.returncode == 143, err
+    assert err.strip().splitlines()[-1] == "error: terminated"
+    assert "leaked" not in err and "Traceback" not in err
+    assert left == []
+
+
 @pytest.mark.parametrize("executor", ["local", "dask-local"])
 def test_no_process_outlives_a_killed_sweep(tmp_path, executor):
     # SIGKILL to the sweep's process alone: its forkserver, resource tracker

@@ -87,6 +87,10 @@ def test_an_emulated_host_at_an_unknown_node_is_refused(tmp_path):
         ("10.77.0.2", 'emulated host "right" has it too'),
         ("10.78.0.1", "share one /24 subnet"),
         ("10.77.0.255", "network or broadcast address"),
+        # Before: accepted; lo of the namespace, so the TUN device saw nothing.
+        ("127.0.0.5", r"not an ordinary unicast address \(loopback\)"),
+        ("224.0.0.9", r"\(multicast\)"),
+        ("169.254.0.9", r"\(link-local\)"),
     ],
 )
 def test_bad_addresses_are_refused(address, reason):
@@ -94,6 +98,14 @@ def test_bad_addresses_are_refused(address, reason):
     scenario["emulate"]["left"]["address"] = address
     scenario["emulate"]["right"]["address"] = "10.77.0.2"
     with pytest.raises(satcc.ScenarioError, match=reason):
+        satcc.Scenario.from_dict(scenario).validate()
+
+
+def test_a_command_with_a_nul_character_is_refused():
+    # Before: accepted, and cut at the NUL by execve.
+    scenario = path("10 Mbps", "1 ms")
+    scenario["emulate"]["left"]["command"] = "ping\0 -c 1 10.77.0.2"
+    with pytest.raises(satcc.ScenarioError, match=r"emulate\.left\.command: .*NUL"):
         satcc.Scenario.from_dict(scenario).validate()
 
 

@@ -157,3 +157,27 @@ def test_a_bare_numpy_float_gets_the_hint_a_bare_float_gets(key, value, hint):
     assert hint in plain.reason and hint in numpy.reason
     # The same hint after "got <the value>: ".
     assert numpy.reason.split(": ", 1)[1] == plain.reason.split(": ", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "says"),
+    [
+        ('[run]\nduration = "1 s"\nduration = "2 s"\n', "run.duration", "given twice (line 3)"),
+        ("[nodes.a]\n[nodes.b]\n[nodes.a]\n", "nodes.a", "table [nodes.a] is declared twice"),
+        (
+            '[links.l]\nfrom = "a"\nrate = "1 Mbps"\n# a comment\nrate = "2 Mbps"\n',
+            "links.l.rate",
+            "given twice (line 5)",
+        ),
+        ('[tcp."my flow"]\nmss = "1 kB"\nmss = "2 kB"\n', "tcp.my flow.mss", "given twice"),
+    ],
+)
+def test_a_duplicate_key_is_named_by_its_path(tmp_path, text, key, says):
+    # Before: "malformed TOML: Cannot overwrite a value (at line 3, column 17)",
+    # and "Cannot declare ('nodes', 'a') twice" (a Python tuple).
+    f = tmp_path / "dup.toml"
+    f.write_text(text)
+    with pytest.raises(ScenarioError) as e:
+        load(f)
+    assert e.value.path == key and says in str(e.value), str(e.value)
+    assert "Cannot" not in str(e.value) and "(" + "'" not in str(e.value)

@@ -656,3 +656,18 @@ def test_request_response_takes_one_round_trip_per_exchange():
     assert abs(mean - exchange) / exchange < 0.01
     assert mean * n == pytest.approx(handshake + n * exchange, rel=1e-9)
     assert s["tcp.t.retransmissions"] == 0
+
+
+def test_a_value_from_the_preset_is_not_blamed_on_the_table():
+    # preset = "linux" brings max_rto = 120 s; the table's min_rto is the key
+    # to change. Before: the refusal named max_rto, which the table never gave.
+    data = path("10 Mbps", "10 ms", {"preset": "linux", "min_rto": "200 s"}, duration="1 s")
+    with pytest.raises(satcc.ScenarioError) as e:
+        satcc.Scenario.from_dict(data).validate()
+    assert e.value.path == "tcp.t.min_rto"
+    assert 'max_rto ("120 s", from preset "linux")' in str(e.value)
+    data["tcp"]["t"].update({"min_rto": "200 ms", "max_rto": "100 ms"})
+    data["tcp"]["t"].pop("preset")
+    with pytest.raises(satcc.ScenarioError) as e:
+        satcc.Scenario.from_dict(data).validate()
+    assert e.value.path == "tcp.t.max_rto" and "preset" not in str(e.value)

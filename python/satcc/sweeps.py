@@ -31,7 +31,6 @@ import math
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -48,6 +47,7 @@ from .executors import (
     worker_died,
 )
 from .scenario import Scenario, ScenarioError, normalised_json
+from .signals import Terminated, sigterm_as_interrupt
 from .store import Campaign, CampaignBusy, CampaignError, RunPoint
 from .sweep_values import (
     MAX_RUNS,
@@ -494,7 +494,7 @@ def sweep(
     store.last_sweep = counts
     runner = _Runner(executor, jobs, scheduler, retries, float(max_wall_s), progress)
     try:
-        with _sigterm_as_interrupt(), _lock(store, wait):
+        with sigterm_as_interrupt(), _lock(store, wait):
             runner.run_missing(store, planned, counts)
             if len(store.parts("runs")) > COMPACT_AFTER:
                 store.compact()
@@ -592,33 +592,6 @@ def _say_waiting(folder: Path, holder: str) -> None:
 
 # ---------------------------------------------------------------------------
 # SIGTERM is handled as Ctrl-C
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM during a sweep."""
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """While a sweep runs, SIGTERM (kill, a batch scheduler's time limit, a
-    service manager) stops it as Ctrl-C does: the runs in flight are
-    abandoned, their workers ended, every finished run is kept. A second
-    SIGTERM meanwhile ends the process at once (the store stays consistent;
-    the workers end with it). Only the main thread may set signal handlers:
-    a sweep in another thread leaves SIGTERM as it is."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def terminated(signum: int, frame: Any) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _signal_of(interrupt: KeyboardInterrupt) -> int:

@@ -17,6 +17,8 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+# 128 + SIGTERM, as a shell reports a process SIGTERM ended.
+EXIT_TERMINATED = 143
 EXIT_READER_GONE = 128 + signal.SIGPIPE
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

@@ -18,11 +18,13 @@ from satcc.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_READER_GONE,
+    EXIT_TERMINATED,
     print_error,
 )
 from satcc.cli.group import EpipeIsAFailure, cli
 from satcc.core_errors import is_core_panic, panic_text
 from satcc.pipes import GuardedStream, ReaderGone
+from satcc.signals import Terminated
 
 
 def _usage_error(e: click.UsageError) -> None:
@@ -60,7 +62,12 @@ def run_cli(argv: list[str] | None = None) -> int:
 def _run_cli(argv: list[str] | None) -> int:
     try:
         status = cli.main(args=argv, prog_name="satcc", standalone_mode=False)
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt) as e:
+        # click turns a KeyboardInterrupt into Abort; SIGTERM is one too
+        # (satcc.signals), and the shell's convention tells them apart.
+        if isinstance(e, Terminated) or isinstance(e.__cause__, Terminated):
+            print_error("terminated")
+            return EXIT_TERMINATED
         print_error("interrupted")
         return EXIT_INTERRUPTED
     except click.exceptions.NoArgsIsHelpError as e:

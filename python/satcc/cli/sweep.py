@@ -11,6 +11,7 @@ import click
 from satcc.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
+    EXIT_TERMINATED,
     BadInput,
     load_scenario,
     note,
@@ -39,9 +40,6 @@ def _say_failures(counts, quiet: bool) -> None:
     if len(counts.errors) > 5:
         note(f"... and {len(counts.errors) - 5} more failed runs", quiet)
 
-
-# 128 + SIGTERM, as a shell reports a process SIGTERM ended (Ctrl-C: 130).
-EXIT_TERMINATED = 143
 
 _WALL_UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 

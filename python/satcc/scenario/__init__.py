@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -214,7 +215,8 @@ def load(path: str | Path) -> Scenario:
     try:
         # A byte order mark is not part of the text (Windows editors write
         # one); TOML allows none, so tomllib would call it an invalid statement.
-        data = tomllib.loads(raw.decode("utf-8").removeprefix("\ufeff"))
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+        data = tomllib.loads(text)
     except RecursionError:
         raise ScenarioError(
             source, "", "nested too deeply: arrays or inline tables deeper than satcc can read"
@@ -224,5 +226,46 @@ def load(path: str | Path) -> Scenario:
             source, "", f"not UTF-8 text: {exc.reason} at byte {exc.start}"
         ) from None
     except tomllib.TOMLDecodeError as exc:
+        duplicate = _duplicate_key(str(exc), text)
+        if duplicate is not None:
+            raise ScenarioError(source, *duplicate) from None
         raise ScenarioError(source, "", f"malformed TOML: {exc}") from None
     return Scenario(data, source)
+
+
+_AT = re.compile(r"\(at line (\d+), column \d+\)")
+_TABLE_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_.\"' -]+?)\s*=")
+
+
+def _duplicate_key(message: str, text: str) -> tuple[str, str] | None:
+    """(key path, message) for tomllib's "Cannot overwrite a value" and
+    "Cannot declare (...) twice", which name neither the key in the
+    scenario's terms nor, for a table, in TOML's (a Python tuple)."""
+    at = _AT.search(message)
+    if at is None or not message.startswith(("Cannot overwrite a value", "Cannot declare")):
+        return None
+    line_no = int(at.group(1))
+    lines = text.splitlines()
+    if not 0 < line_no <= len(lines):
+        return None
+    line = lines[line_no - 1]
+    header = _TABLE_HEADER.match(line)
+    if header is not None and message.startswith("Cannot declare"):
+        table = _dotted(header.group(1))
+        return table, f"table [{table}] is declared twice (line {line_no}): declare it once"
+    key = _KEY.match(line)
+    if key is None:
+        return None
+    table = ""
+    for earlier in reversed(lines[: line_no - 1]):
+        found = _TABLE_HEADER.match(earlier)
+        if found is not None:
+            table = _dotted(found.group(1))
+            break
+    path = ".".join(p for p in (table, _dotted(key.group(1))) if p)
+    return path, f"given twice (line {line_no}): each key may be given once"
+
+
+def _dotted(key: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in key.split("."))

@@ -73,12 +73,22 @@ def check_emulated(checks: Checks, path: tuple, name: str, host: Emulated) -> No
         checks.refuse((*path, "mtu"), f"mtu must be {MIN_MTU} to {MAX_MTU} bytes, got {host.mtu}")
     if host.rate_control is not None:
         check_rate_control(checks, (*path, "rate_control"), host.rate_control)
+    if host.command is not None and "\0" in host.command:
+        # execve takes NUL-terminated strings: the command would be cut there.
+        checks.refuse((*path, "command"), "a command cannot contain a NUL character")
     if host.address is None:
         return
     try:
         address = ipaddress.IPv4Address(host.address)
     except ValueError:
         checks.refuse((*path, "address"), f"not an IPv4 address: {quote(host.address)}")
+        return
+    if not _unicast(address):
+        checks.refuse(
+            (*path, "address"),
+            f"{address} is not an ordinary unicast address ({_kind(address)}): "
+            f"a host on the emulated network needs one, e.g. in {SUBNET}",
+        )
         return
     subnet = ipaddress.IPv4Network(f"{address}/{PREFIX_LEN}", strict=False)
     if address in (subnet.network_address, subnet.broadcast_address):
@@ -104,6 +114,25 @@ def check_emulated(checks: Checks, path: tuple, name: str, host: Emulated) -> No
                 f"{quote(other)}'s ({h.address})",
             )
             return
+
+
+def _unicast(address: ipaddress.IPv4Address) -> bool:
+    # A loopback address is the namespace's own lo: packets to it never
+    # reach the TUN device, and the emulation would carry nothing.
+    return not (
+        address.is_loopback
+        or address.is_multicast
+        or address.is_unspecified
+        or address.is_link_local
+        or address.is_reserved
+    )
+
+
+def _kind(address: ipaddress.IPv4Address) -> str:
+    for kind in ("loopback", "multicast", "unspecified", "link_local", "reserved"):
+        if getattr(address, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return "special"
 
 
 def _parsed(address: str) -> ipaddress.IPv4Address | None:

@@ -8,9 +8,9 @@ ACKs (and responses) back. With an `abr` or `ubr` table it runs over ATM.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr, model_validator
 
 from satcc.units import format_time, parse_time
 
@@ -229,6 +229,8 @@ class Tcp(_Table):
     from_: Annotated[Str, Desc("src_node")] = Field(alias="from")
     to: Annotated[Str, Desc("dst_node")]
     preset: Annotated[optional(choice(*PRESETS)), NOT_DESCRIBED] = None
+    # The keys the table itself gives (the preset fills the others).
+    _given: frozenset[str] = PrivateAttr(default_factory=frozenset)
     variant: choice(*TCP_VARIANTS) = "newreno"
     congestion_control: Annotated[choice(*CONGESTION_CONTROLS), UNLESS_DEFAULT] = "reno"
     hystart: Annotated[Bool, UNLESS_DEFAULT] = False
@@ -271,6 +273,17 @@ class Tcp(_Table):
             data = {**PRESETS[preset], **data}
         return data
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_given(cls, data: object, handler: Any) -> Tcp:
+        tcp = handler(data)
+        tcp._given = frozenset(data) if isinstance(data, dict) else frozenset()
+        return tcp
+
+    def from_preset(self, key: str) -> bool:
+        """Whether `key`'s value is the preset's, not the table's own."""
+        return self.preset is not None and key not in self._given and key in PRESETS[self.preset]
+
     @property
     def initial_window_segments(self) -> int:
         """RFC 5681 section 3.1 (IW by SMSS) unless a count is given."""
@@ -298,11 +311,20 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
         checks.refuse((*path, key), f"{key} must be at most {MAX_SEGMENT_COUNT} segments")
     _check_buffers(checks, path, tcp)
     if tcp.max_rto < tcp.min_rto:
-        checks.refuse(
-            (*path, "max_rto"),
-            f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"), '
-            f'got "{format_time(tcp.max_rto)}"',
-        )
+        # The key the table gave is the one to change, not the preset's.
+        if tcp.from_preset("max_rto"):
+            checks.refuse(
+                (*path, "min_rto"),
+                f'min_rto must not exceed max_rto ("{format_time(tcp.max_rto)}", from preset '
+                f'"{tcp.preset}"), got "{format_time(tcp.min_rto)}"',
+            )
+        else:
+            checks.refuse(
+                (*path, "max_rto"),
+                f'max_rto must not be less than min_rto ("{format_time(tcp.min_rto)}"'
+                + (f', from preset "{tcp.preset}"' if tcp.from_preset("min_rto") else "")
+                + f'), got "{format_time(tcp.max_rto)}"',
+            )
     if tcp.app.type == "netpipe":
         _check_netpipe(checks, (*path, "app"), tcp.app)
     _check_atm(checks, path, tcp)
