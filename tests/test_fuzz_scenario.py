@@ -26,9 +26,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 from satcc.cli import BadInput, parse_assignment, run_cli
+from satcc.executors import Task, execute
 from satcc.scenario import Scenario, ScenarioError, load, normalised_json
 from satcc.studies import STUDIES
 from satcc.units import PACKET_UNITS, RATE_UNITS, SIZE_UNITS, TIME_UNITS
@@ -65,9 +66,15 @@ def _corpus() -> list[tuple[str, dict]]:
     ):
         found.append((path.name, tomllib.loads(path.read_text(encoding="utf-8"))))
     for name, study in sorted(STUDIES.items()):
-        spec = study.runs(True)[0]
-        data = spec.scenario if isinstance(spec.scenario, dict) else spec.scenario.data
-        found.append((f"study {name}", copy.deepcopy(data)))
+        # One run per set of sections a study uses (tfrc-dama's single
+        # flows and its tfrc_arrivals, for instance).
+        kinds: set[frozenset] = set()
+        for spec in study.runs(True):
+            data = spec.scenario if isinstance(spec.scenario, dict) else spec.scenario.data
+            sections = frozenset(data)
+            if sections not in kinds:
+                kinds.add(sections)
+                found.append((f"study {name}: {spec.label}", copy.deepcopy(data)))
     return found
 
 
@@ -253,10 +260,10 @@ def _mutate(draw, data: dict, toml_only: bool) -> None:
 
 
 @st.composite
-def mutated_scenarios(draw, toml_only: bool = False) -> dict:
+def mutated_scenarios(draw, toml_only: bool = False, fewest: int = 1, most: int = 4) -> dict:
     _, base = draw(st.sampled_from(CORPUS))
     data = copy.deepcopy(base)
-    for _ in range(draw(st.integers(1, 4))):
+    for _ in range(draw(st.integers(fewest, most))):
         _mutate(draw, data, toml_only)
     return data
 
@@ -399,3 +406,37 @@ def test_fuzz_set_assignments_agree_between_api_and_command(base, key, value):
     else:
         verdict = api_verdict(scenario.data)
     assert (status == 0) == (verdict == "ok"), err
+
+
+# ---------------------------------------------------------------------------
+# Accepted means runnable: a scenario that validates runs for a simulated
+# second, comes back to the budget checks, and accounts for every PDU.
+
+RUN_EXAMPLES = MAX_EXAMPLES
+RUN_EVENTS = 3_000_000
+RUN_WALL_S = 120.0
+# What a run may end with instead of its end: its budgets, not a defect.
+BUDGETS = ("event budget of", "wall-clock budget of")
+
+
+@settings(FUZZ, max_examples=RUN_EXAMPLES)
+@given(data=mutated_scenarios(toml_only=True, fewest=0, most=2))
+def test_fuzz_accepted_scenarios_run_and_conserve(data):
+    if isinstance(data.get("run"), dict):
+        data["run"]["duration"] = "1 s"
+    if data.get("emulate"):
+        data["emulate"] = {}  # real hosts need root and real time: validated above
+    try:
+        description = Scenario.from_dict(data).validate()
+    except ScenarioError:
+        event("refused")
+        return
+    event("ran")
+    task = Task("fuzz", normalised_json(description), max_wall_s=RUN_WALL_S, max_events=RUN_EVENTS)
+    outcome = execute(task)
+    if not outcome.ok:
+        assert outcome.error.startswith(
+            tuple(f"{k}: {b}" for k in ("TimeoutError", "RuntimeError") for b in BUDGETS)
+        ), outcome.info.get("traceback")
+        return
+    assert outcome.summary["run.pdus_unaccounted"] == 0, outcome.summary
