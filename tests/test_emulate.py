@@ -348,6 +348,60 @@ def test_sigterm_tears_everything_down(tmp_path):
     assert root_links() == links
 
 
+def _warden_of(pid: int) -> int:
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"satcc.emulate.warden" in cmdline and cmdline[-2:-1] == [str(pid).encode()]:
+            return int(entry)
+    raise AssertionError(f"no warden for {pid}")
+
+
+def _inside(namespace: str) -> list[int]:
+    done = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True)
+    return [int(w) for w in done.stdout.split() if w.isdigit()]
+
+
+@needs_emulation
+def test_nothing_outlives_a_killed_emulation(tmp_path):
+    # Before: after SIGKILL the hosts' commands ran on (re-parented to init)
+    # and the namespaces stayed until someone ran --cleanup.
+    before, links = namespaces(), root_links()
+    killed = _start_emulation(tmp_path, "sleep 120")
+    ours = _wait_for_namespaces(killed.pid)
+    commands = [pid for ns in ours for pid in _inside(ns)]
+    assert commands, "the hosts' commands run in their namespaces"
+    killed.send_signal(signal.SIGKILL)
+    killed.communicate(timeout=30)
+    deadline = time.monotonic() + 20
+    while ours & namespaces() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert namespaces() == before
+    assert root_links() == links
+    for pid in commands:
+        assert (
+            not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+        ), f"host command {pid} outlived the emulation"
+    again = subprocess.run([SATCC, "emulate", "--cleanup"], capture_output=True, text=True)
+    assert again.returncode == 0 and again.stdout == ""
+
+
+@needs_emulation
+def test_the_next_emulation_removes_what_a_killed_one_left(tmp_path):
+    killed = _start_emulation(tmp_path, "sleep 120")
+    ours = _wait_for_namespaces(killed.pid)
+    os.kill(_warden_of(killed.pid), signal.SIGKILL)
+    killed.send_signal(signal.SIGKILL)
+    killed.communicate(timeout=30)
+    assert ours <= namespaces()
+    emulate(path("10 Mbps", "1 ms"), commands={"left": "true"})
+    assert not ours & namespaces()
+
+
 @needs_emulation
 def test_cleanup_after_sigkill_removes_what_the_run_made_and_nothing_else(tmp_path):
     bystander = f"satcc-bystander-{os.getpid()}"
@@ -358,9 +412,11 @@ def test_cleanup_after_sigkill_removes_what_the_run_made_and_nothing_else(tmp_pa
         ours = _wait_for_namespaces(killed.pid)
         live = _start_emulation(tmp_path, "sleep 120")
         theirs = _wait_for_namespaces(live.pid)
+        # Its warden killed first, as a kill of everything would.
+        os.kill(_warden_of(killed.pid), signal.SIGKILL)
         killed.send_signal(signal.SIGKILL)
         killed.communicate(timeout=30)
-        assert ours <= namespaces(), "a killed run leaves its namespaces"
+        assert ours <= namespaces(), "a killed run without its warden leaves its namespaces"
         done = subprocess.run([SATCC, "emulate", "--cleanup"], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert sorted(done.stdout.split()[3::4]) == sorted(ours)

@@ -4,9 +4,13 @@ Every namespace a run creates is first written down in a record,
 /run/satcc/emulate/PID.json, which the run holds locked (flock) while it
 lives. A run that ends normally, on an error, on Ctrl-C or SIGTERM removes
 its namespaces and its record. A run killed outright (SIGKILL, a crash)
-leaves them: its lock is gone with it, and `satcc emulate --cleanup`
-removes exactly what such records list, never the namespaces of a run that
-is still going, nor any namespace satcc did not create.
+cannot: its warden, a small process started with the namespaces, waits for
+the run to end and then removes what its record lists, killing the host
+commands left inside (satcc.emulate.warden). Should the warden be killed
+too, the next emulation to start, or `satcc emulate --cleanup`, removes
+exactly what such records list (the record's lock is gone with its run),
+never the namespaces of a run that is still going, nor any namespace satcc
+did not create.
 
 The TUN devices need no record: they belong to the emulator's process and
 vanish with it (and with their namespace).
@@ -18,6 +22,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,6 +72,7 @@ class Namespaces:
     created: list[str] = field(default_factory=list)
     _record: Path | None = None
     _lock: int | None = None
+    _warden: subprocess.Popen | None = None
 
     def name(self, host: str) -> str:
         return f"satcc-{self.pid}-{host}"
@@ -79,6 +85,7 @@ class Namespaces:
         loopback up, IPv6 off (the model carries IPv4; IPv6 router
         solicitations would only be counted and discarded)."""
         RECORDS.mkdir(parents=True, exist_ok=True)
+        cleanup()  # what killed runs left, their wardens killed with them
         record = RECORDS / f"{self.pid}.json"
         if record.exists() and stale(record, self.pid):
             record.unlink()
@@ -86,6 +93,7 @@ class Namespaces:
         self._record = record
         names = [self.name(h) for h in self.hosts]
         record.write_text(json.dumps({"pid": self.pid, "namespaces": names}) + "\n")
+        self._warden = start_warden(self.pid)
         for namespace in names:
             if (NETNS_DIR / namespace).exists():
                 raise EmulationSetupError(f"network namespace {namespace} exists already")
@@ -106,6 +114,11 @@ class Namespaces:
         if self._lock is not None:
             release(self._lock)
             self._lock = None
+        if self._warden is not None:
+            # Nothing left to watch over.
+            self._warden.kill()
+            self._warden.wait()
+            self._warden = None
         return removed
 
 
@@ -150,14 +163,38 @@ def cleanup() -> list[str]:
     if not RECORDS.is_dir():
         return removed
     for record in sorted(RECORDS.glob("*.json")):
-        if not record.stem.isdigit() or not stale(record, int(record.stem)):
-            continue
-        try:
-            names = json.loads(record.read_text())["namespaces"]
-        except (OSError, ValueError, KeyError, TypeError):
-            names = []
-        # Only names of the form this module gives, for the recorded run.
-        prefix = f"satcc-{record.stem}-"
-        removed += _delete_namespaces([n for n in names if str(n).startswith(prefix)])
-        record.unlink(missing_ok=True)
+        if record.stem.isdigit():
+            removed += cleanup_run(int(record.stem))
     return removed
+
+
+def cleanup_run(pid: int) -> list[str]:
+    """Removes what the run of process `pid` recorded, if that run has
+    ended without removing it (killed); returns the namespaces removed."""
+    record = RECORDS / f"{pid}.json"
+    if not record.is_file() or not stale(record, pid):
+        return []
+    try:
+        names = json.loads(record.read_text())["namespaces"]
+    except (OSError, ValueError, KeyError, TypeError):
+        names = []
+    # Only names of the form this module gives, for the recorded run.
+    prefix = f"satcc-{pid}-"
+    removed = _delete_namespaces([n for n in names if str(n).startswith(prefix)])
+    record.unlink(missing_ok=True)
+    return removed
+
+
+def start_warden(pid: int) -> subprocess.Popen:
+    """A process that outlives the emulator `pid` only to remove what it
+    leaves (satcc.emulate.warden). In a session of its own, holding none of
+    the emulator's descriptors: Ctrl-C to the emulator's group passes it by,
+    and a caller reading the emulator's output is not kept waiting."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "satcc.emulate.warden", str(pid)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
