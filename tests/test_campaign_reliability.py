@@ -421,15 +421,12 @@ def test_cli_other_scenario_exits_2_naming_both(tmp_path, capsys):
 # Signals: SIGTERM as Ctrl-C, no process outliving the sweep
 
 
-def test_sigterm_stops_the_sweep_keeps_finished_runs_and_exits_143(tmp_path):
-    # Runs of ~4 s on two workers: SIGTERM to the sweep's process alone (as
-    # `kill PID` sends it) must stop it without waiting for the runs in
-    # flight, and leave no worker behind.
-    scenario, campaign = tiny(tmp_path, duration="32000 s", sample="100 s"), tmp_path / "c"
-    proc = _start_sweep(scenario, campaign, "--seeds", "1..20", "--jobs", "2")
+def _terminate_when(proc: subprocess.Popen, ready) -> tuple[str, str, list[int]]:
+    """SIGTERM to `proc` alone once ready() returns; its output and the
+    processes below it still alive 20 s later."""
     tree: dict[int, str] = {}
     try:
-        _wait_stored(proc, campaign, 2)
+        ready()
         tree = _descendants(proc.pid)
         assert tree
         proc.send_signal(signal.SIGTERM)
@@ -440,6 +437,16 @@ def test_sigterm_stops_the_sweep_keeps_finished_runs_and_exits_143(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
         _kill(tree)
+    return out, err, left
+
+
+def test_sigterm_stops_the_sweep_keeps_finished_runs_and_exits_143(tmp_path):
+    # Runs of ~4 s on two workers: SIGTERM to the sweep's process alone (as
+    # `kill PID` sends it) must stop it without waiting for the runs in
+    # flight, and leave no worker behind.
+    scenario, campaign = tiny(tmp_path, duration="32000 s", sample="100 s"), tmp_path / "c"
+    proc = _start_sweep(scenario, campaign, "--seeds", "1..20", "--jobs", "2")
+    out, err, left = _terminate_when(proc, lambda: _wait_stored(proc, campaign, 2))
     assert proc.returncode == 143, err
     assert "error: terminated" in err
     total, now, skipped, failed = final_line(out)
@@ -459,22 +466,15 @@ def test_sigterm_stops_a_reproduction_as_it_stops_a_sweep(tmp_path):
         text=True,
         start_new_session=True,
     )
-    tree: dict[int, str] = {}
-    try:
+
+    def first_run_stored() -> None:
         deadline = time.monotonic() + 120
         while not any(out.glob("campaign-*/runs/part-*.parquet")):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "reproduction too slow"
             time.sleep(0.05)
-        tree = _descendants(proc.pid)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-        left = _gone_within(tree, 20)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-        _kill(tree)
+
+    _, err, left = _terminate_when(proc, first_run_stored)
     assert proc.returncode == 143, err
     assert err.strip().splitlines()[-1] == "error: terminated"
     assert "leaked" not in err and "Traceback" not in err

@@ -10,6 +10,7 @@ import click
 
 from satcc.cli.common import EXIT_FAILURE, EXIT_OK, BadInput, note, progress_wanted
 from satcc.cli.group import cli
+from satcc.signals import sigterm_as_interrupt
 
 
 @cli.command(
@@ -51,6 +52,10 @@ Examples:
     "a Dask cluster at --scheduler (dask), or one started on this machine (dask-local).",
 )
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Dask scheduler address.")
+# SIGTERM stops a reproduction as Ctrl-C does: workers ended, finished runs
+# kept in the campaign, exit 143 (before: killed, -15, no message, a leaked
+# semaphore).
+@sigterm_as_interrupt()
 def reproduce(
     study: str | None,
     list_: bool,
@@ -70,29 +75,6 @@ def reproduce(
     value within a tolerance fixed in the study. Exit status 0 when every
     check passes, 1 when any does not (0 with --allow-fail) or a run fails.
     """
-    from satcc.signals import sigterm_as_interrupt
-
-    # SIGTERM stops a reproduction as Ctrl-C does: workers ended, finished
-    # runs kept in the campaign, exit 143 (before: killed, -15, no message,
-    # a leaked semaphore).
-    with sigterm_as_interrupt():
-        return _reproduce(
-            study, quick, jobs, out, list_, quiet, allow_fail, emulate, executor, scheduler
-        )
-
-
-def _reproduce(
-    study: str | None,
-    quick: bool,
-    jobs: int | None,
-    out: Path | None,
-    list_: bool,
-    quiet: bool,
-    allow_fail: bool,
-    emulate: bool,
-    executor: str | None,
-    scheduler: str | None,
-) -> int:
     from satcc import studies
 
     if list_:
