@@ -71,11 +71,19 @@ class Router:
         self.explicit = explicit
         self.leaving: dict[str, list[tuple[str, str]]] = {node: [] for node in explicit}
         self.arriving: dict[str, list[str]] = {node: [] for node in explicit}
+        # The first link (in name order) from a node to each node it links to.
+        self.first_link: dict[str, dict[str, str]] = {node: {} for node in explicit}
         for link, (src, dst) in sorted(ends.items()):
             self.leaving[src].append((link, dst))
             self.arriving[dst].append(src)
+            self.first_link[src].setdefault(dst, link)
         self.ends = ends
+        self.entry = _single_entries(self.arriving)
+        # Hop counts, only towards the nodes where ways in start: the hosts
+        # of a star all share the hub's, one map of N rather than N of N.
         self.distances: dict[str, dict[str, int]] = {}
+        # Per destination: a path asks at every hop.
+        self.ways_in: dict[str, tuple[dict[str, str], str]] = {}
         self.used: dict[str, dict[str, str]] = {node: {} for node in explicit}
 
     def distance_to(self, dest: str) -> dict[str, int]:
@@ -91,8 +99,29 @@ class Router:
             self.distances[dest] = distance
         return self.distances[dest]
 
+    def way_in(self, dest: str) -> tuple[dict[str, str], str]:
+        """The only way into dest, cm -> ... -> c1 -> c0 = dest, where each ci
+        is the only node linking into c(i-1): as ci -> c(i-1), and cm (dest
+        itself when several nodes link into it).
+
+        Every path from outside the way ends with all of it, so its fewest
+        hops are those to cm plus m, through the same next hops as towards
+        cm; from ci, c(i-1) is the only node one hop closer to dest."""
+        if dest not in self.ways_in:
+            towards, node = {}, dest
+            # It stops where it would close on itself: a one-way ring, which
+            # nothing outside gets into.
+            while (entry := self.entry.get(node)) not in (None, dest) and entry not in towards:
+                towards[entry] = node
+                node = entry
+            self.ways_in[dest] = (towards, node)
+        return self.ways_in[dest]
+
     def fewest_hops(self, node: str, dest: str) -> str | None:
-        distance = self.distance_to(dest)
+        towards, start = self.way_in(dest)
+        if node in towards:
+            return self.first_link[node][towards[node]]
+        distance = self.distance_to(start)
         if node not in distance:
             return None
         for link, next_node in self.leaving[node]:
@@ -142,6 +171,18 @@ class Router:
             f"route from {quote(culprit)} towards {quote(dest)} via link {quote(link)} "
             f"loops back to {quote(culprit)}",
         )
+
+
+def _single_entries(arriving: dict[str, list[str]]) -> dict[str, str]:
+    """node -> the one other node with links into it, for the nodes that have
+    only one (a host on its access link). A link from a node to itself is no
+    way in: no fewest-hop path takes it."""
+    entries = {}
+    for node, previous in arriving.items():
+        others = set(previous) - {node}
+        if len(others) == 1:
+            entries[node] = others.pop()
+    return entries
 
 
 def resolve_routes(
