@@ -607,6 +607,10 @@ def test_erica_averaging_variants_run():
         (_video(hurst=0.3), "sources.v.hurst", ["at least 0.5 and below 1"]),
         (_video(rate="20 Mbps"), "sources.v.rate", ["exceeds the peak"]),
         (_video(packet_size="53 B"), "sources.v.packet_size", ["not used with"]),
+        # Before: accepted, and cells under a picosecond apart piled up on
+        # one instant (peak), or out-of-rate RM cells 0 ps apart (tcr).
+        (_video(peak="100000 Gbps"), "sources.v.peak", ["above 1000 Gbps"]),
+        (_abr(tcr="1000000 Gbps"), "tcp.t.abr.tcr", ["tcr must not exceed pcr"]),
     ],
 )
 def test_bad_atm_settings_are_refused(change, path, fragments):

@@ -671,3 +671,16 @@ def test_a_value_from_the_preset_is_not_blamed_on_the_table():
     with pytest.raises(satcc.ScenarioError) as e:
         satcc.Scenario.from_dict(data).validate()
     assert e.value.path == "tcp.t.max_rto" and "preset" not in str(e.value)
+
+
+def test_the_core_refuses_a_connection_from_a_node_to_itself():
+    # For descriptions that skipped validation: before, the connection
+    # delivered to itself recursively until the stack overflowed (SIGSEGV).
+    import json
+
+    from satcc import _core
+
+    d = satcc.Scenario.from_dict(path("10 Mbps", "10 ms", duration="1 s")).validate()
+    d["tcp"][0]["dst_node"] = d["tcp"][0]["src_node"]
+    with pytest.raises(ValueError, match='tcp.t: starts and ends at node "a"'):
+        _core.Simulation(json.dumps(d))

@@ -140,6 +140,13 @@ def check_abr(checks: Checks, path: tuple, abr: Abr) -> None:
     icr = abr.initial_rate
     if abr.pcr > MAX_RATE_BPS:
         checks.refuse((*path, "pcr"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
+    if abr.tcr > abr.pcr:
+        # TCR paces out-of-rate RM cells below it; above ~1e15 cells/s their
+        # spacing would round to 0 ps.
+        checks.refuse(
+            (*path, "tcr"),
+            f'tcr must not exceed pcr ("{format_rate(abr.pcr)}"), got "{format_rate(abr.tcr)}"',
+        )
     if abr.mcr > abr.pcr:
         checks.refuse(
             (*path, "mcr"),

@@ -147,7 +147,10 @@ def _check_mpeg2(checks: Checks, path: tuple, source: Source) -> None:
             f'mpcr_min must not exceed mpcr_max ("{format_time(source.mpcr_max)}"), '
             f'got "{format_time(source.mpcr_min)}"',
         )
-    if source.rate > source.peak:
+    if source.peak > MAX_RATE_BPS:
+        # Drawn rates reach the peak: cells under a picosecond apart.
+        checks.refuse((*path, "peak"), f"rate above {format_rate(MAX_RATE_BPS)} is not supported")
+    elif source.rate > source.peak:
         checks.refuse(
             (*path, "rate"),
             f'the mean rate exceeds the peak ("{format_rate(source.peak)}") above which '

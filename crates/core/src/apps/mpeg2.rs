@@ -17,6 +17,7 @@
 
 use super::emitter::Emitter;
 use super::fgn::paxson_fgn;
+use super::media::MAX_RATE_BPS;
 use crate::engine::time::PS_PER_S;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::Pdu;
@@ -26,6 +27,8 @@ use crate::net::Pdu;
 /// within [0, peak] cannot hang the simulation. With a usable configuration
 /// the chance of reaching it is nil (it needs 65 536 skips in a row).
 const MAX_CONSECUTIVE_SKIPS: u32 = 1 << 16;
+/// Empty MPCR intervals one event may go through before the source yields.
+const SETTLE_INTERVALS: u32 = 4096;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Mpeg2Config {
@@ -66,6 +69,8 @@ pub struct Mpeg2 {
     /// Fraction of a cell accrued at the end of the interval, in (0, 1].
     credit_at_end: f64,
     next: Time,
+    /// `next` is a wake-up to go on settling, not a cell.
+    resume: bool,
     /// Latest poll instant: never schedule before it.
     floor: Time,
     intervals: u64,
@@ -101,6 +106,7 @@ impl Mpeg2 {
             // with the CBR and ON-OFF sources.
             credit_at_end: 1.0,
             next: start,
+            resume: false,
             floor: Time::ZERO,
             intervals: 0,
             skipped: 0,
@@ -123,6 +129,10 @@ impl Mpeg2 {
     /// Emits the cell due at `now`, if any.
     pub fn poll(&mut self, now: Time) -> Option<Pdu> {
         if now < self.next || !self.emitter.active(now) {
+            return None;
+        }
+        if self.resume {
+            self.settle();
             return None;
         }
         let p = self.emitter.make(now, self.cfg.cell_bytes);
@@ -149,13 +159,26 @@ impl Mpeg2 {
 
     /// Moves `next` to the next cell, starting new intervals while the
     /// current one has no cell left (a short or slow interval may have none).
+    /// After SETTLE_INTERVALS empty intervals it wakes at the end of the
+    /// last one and goes on from there: cells far apart in many short
+    /// intervals (1 b/s in 1 ps intervals: 10^13 intervals a cell) would
+    /// otherwise hold one event, out of reach of Ctrl-C and the wall-clock
+    /// budget.
     fn settle(&mut self) {
+        self.resume = false;
+        let mut started = 0;
         while self.k >= self.cells {
             if self.end >= self.emitter.stop {
                 self.next = Time::NEVER;
                 return;
             }
+            if started == SETTLE_INTERVALS {
+                self.next = self.end;
+                self.resume = true;
+                return;
+            }
             self.begin_interval();
+            started += 1;
         }
         // From the interval's float anchor, not by adding rounded spacings:
         // no drift, and consecutive spacings differ by at most 1 ps.
@@ -242,6 +265,13 @@ fn validate(c: &Mpeg2Config) -> Result<(), String> {
     if c.peak_bps.is_nan() || c.peak_bps <= 0.0 {
         return Err(format!("mpeg2: peak rate must be > 0, got {}", c.peak_bps));
     }
+    // Cells a fraction of a picosecond apart would pile up on one instant.
+    if c.peak_bps > MAX_RATE_BPS {
+        return Err(format!(
+            "mpeg2: peak rate above {MAX_RATE_BPS:e} b/s is not supported, got {}",
+            c.peak_bps
+        ));
+    }
     if c.std_bps == 0.0 && (c.mean_bps == 0.0 || c.mean_bps > c.peak_bps) {
         return Err(format!(
             "mpeg2: with zero standard deviation every rate equals the mean {} b/s, \
@@ -297,6 +327,43 @@ mod tests {
     fn source(cfg: Mpeg2Config, seconds: u64, seed: u64) -> Mpeg2 {
         let e = emitter(Time::ZERO, Time(seconds * PS_PER_S));
         Mpeg2::new(e, cfg, RngStream::new(seed, "video")).unwrap()
+    }
+
+    #[test]
+    fn a_source_with_cells_far_apart_in_tiny_intervals_yields_to_the_loop() {
+        // 1 b/s in 1 ps intervals: some 4e14 intervals between cells. Before,
+        // one event went through them all, out of reach of Ctrl-C.
+        let cfg = Mpeg2Config {
+            mean_bps: 1.0,
+            std_bps: 0.0,
+            peak_bps: 2.0,
+            mpcr_min: Duration(1),
+            mpcr_max: Duration(1),
+            ..paper(1.0, 0.0, 1 << 10)
+        };
+        let mut s = source(cfg, 10, 1);
+        s.poll(Time::ZERO).expect("the first cell leaves at once");
+        let mut t = Time::ZERO;
+        for _ in 0..3 {
+            let next = s.poll_at();
+            assert!(next > t, "time moves on from one wake-up to the next");
+            assert!(
+                s.poll(next).is_none(),
+                "a wake-up to go on settling, not a cell"
+            );
+            t = next;
+        }
+        assert_eq!(s.intervals(), 1 + 4 * u64::from(SETTLE_INTERVALS));
+    }
+
+    #[test]
+    fn a_peak_beyond_the_clock_is_refused() {
+        let cfg = Mpeg2Config {
+            peak_bps: 1e15,
+            ..paper(1e6, 1e6, 1 << 10)
+        };
+        let e = emitter(Time::ZERO, Time(PS_PER_S));
+        assert!(Mpeg2::new(e, cfg, RngStream::new(1, "v")).is_err());
     }
 
     /// Runs a source to its stop time; returns the emission instants.

@@ -98,6 +98,12 @@ impl OnOff {
     /// that is a few periods; at once when it spans many, so that a packet
     /// costs the same however short the periods are.
     fn carry_over(&mut self) {
+        if self.next == Time::NEVER {
+            // A gap beyond the clock's range (a rate of a few bits per
+            // year): no further packet, and the loop below would never end
+            // with `on_end` saturated too.
+            return;
+        }
         let carry = self.next.since(self.on_end).ps();
         let many = carry / self.on_mean.ps().max(1) >= SKIP_PERIODS;
         match self.periods {
@@ -120,8 +126,9 @@ impl OnOff {
         let (on, off) = (self.on_mean.ps().max(1), self.off_mean.ps());
         let m = carry / on + 1;
         let end = self.on_end;
-        self.next = end + Duration(m * off + carry);
-        self.on_end = end + Duration(m * (off + on));
+        // Saturating: past the clock's range the source is simply done.
+        self.next = end + Duration(m.saturating_mul(off).saturating_add(carry));
+        self.on_end = end + Duration(m.saturating_mul(off.saturating_add(on)));
     }
 
     /// Exponential periods: ON-period ends form a Poisson process in ON
@@ -134,7 +141,7 @@ impl OnOff {
         let m = 1 + self.rng.poisson(carry as f64 / on);
         let off = self.rng.gamma(m, self.off_mean.ps() as f64).round() as u64;
         let end = self.on_end;
-        self.next = end + Duration(off + carry);
+        self.next = end + Duration(off.saturating_add(carry));
         self.on_end = self.next + Duration(self.rng.exp(on).round() as u64);
     }
 }
@@ -142,6 +149,24 @@ impl OnOff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gap_beyond_the_clock_ends_the_source_instead_of_looping() {
+        // 1e-4 b/s: a 1000-byte packet every 2.5e6 years. The gap saturated
+        // the clock and the carry loop compared NEVER with NEVER for ever.
+        let minutes = Duration::from_millis(60_000);
+        let mut s = OnOff::new(
+            Emitter::for_test(Time(0), Time(10 * PS_PER_S)),
+            SizeDist::Constant(1000),
+            1e-4,
+            Duration(100_000 * minutes.0),
+            Duration::from_millis(1000),
+            Periods::Deterministic,
+            RngStream::new(1, "o"),
+        );
+        assert!(s.poll(Time(0)).is_some());
+        assert_eq!(s.poll_at(), Time::NEVER);
+    }
 
     fn emitter(seconds: u64) -> Emitter {
         Emitter::for_test(Time(0), Time(seconds * PS_PER_S))

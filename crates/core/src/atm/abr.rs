@@ -113,6 +113,12 @@ impl AbrConfig {
         if self.nrm < 2 || self.mrm < 1 || self.tbe == 0 || self.tcr <= 0.0 {
             return Err("need Nrm >= 2, Mrm >= 1, TBE >= 1 and TCR > 0".into());
         }
+        // TCR paces the out-of-rate RM cells of a source held below it: a
+        // rate above PCR is no limit, and past ~1e15 cells/s a 0 ps spacing
+        // would stop the clock.
+        if self.tcr > self.pcr {
+            return Err("TCR must not exceed PCR".into());
+        }
         if self.crm == Some(0) {
             return Err("CRM must be at least 1".into());
         }
@@ -226,7 +232,8 @@ impl AbrSource {
         } else {
             self.acr
         };
-        Duration::from_secs_f64(1.0 / rate)
+        // At least the clock's tick: a spacing of 0 would stop time.
+        Duration::from_secs_f64(1.0 / rate).max(Duration(1))
     }
 
     /// When the source next wants to send; `Time::NEVER` with neither data
@@ -376,6 +383,19 @@ impl AbrDestination {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tcr_above_pcr_is_refused_and_a_spacing_is_never_zero() {
+        // 1e15 cells/s spaced 0 ps apart: simulated time stood still.
+        let mut cfg = AbrConfig::new(PCR, 0.0, PCR);
+        cfg.tcr = 1e15;
+        assert!(cfg.check().unwrap_err().contains("TCR"));
+        cfg.tcr = PCR;
+        cfg.pcr = 1e15;
+        cfg.icr = 1e15;
+        let s = AbrSource::new(cfg);
+        assert!(s.cell_spacing().ps() >= 1);
+    }
 
     #[test]
     fn rule_3b_a_waiting_brm_goes_once_per_frm_cycle_before_data() {

@@ -257,7 +257,7 @@ impl Builder<'_> {
         for a in &self.d.arrivals {
             let at = at("arrivals", &a.name);
             checked(a.check(), &at)?;
-            let nodes = [self.node(&a.src_node, &at)?, self.node(&a.dst_node, &at)?];
+            let nodes = self.ends(&a.src_node, &a.dst_node, &at)?;
             let rng = RngStream::new(self.d.seed, &at);
             let class = FlowArrivals::new(a, nodes, rng);
             ids.push(self.w.add(Component::Arrivals(Box::new(class))));

@@ -65,6 +65,19 @@ impl Builder<'_> {
         self.node_ix.find("node", name, at)
     }
 
+    /// The two nodes a flow runs between, which must differ: a flow from a
+    /// node to itself delivers without a hop, and TCP's did so recursively
+    /// until the stack overflowed (the scenario layer refuses it first).
+    pub(super) fn ends(&self, src: &str, dst: &str, at: &str) -> Result<[u32; 2], BuildError> {
+        let nodes = [self.node(src, at)?, self.node(dst, at)?];
+        if nodes[0] == nodes[1] {
+            return Err(BuildError(format!(
+                "{at}: starts and ends at node {src:?}: a flow needs two nodes"
+            )));
+        }
+        Ok(nodes)
+    }
+
     /// Registers a component that probes and `stop_when` may name.
     pub(super) fn add_named(&mut self, kind: &'static str, name: &str, c: Component) -> u32 {
         let id = self.w.add(c);

@@ -14,6 +14,7 @@ use super::build::{at, checked, Builder, Names};
 use super::component::{Component, Ctx, View};
 use super::ports;
 use crate::apps::file_transfer::{FileTransfer, FileTransferConfig};
+use crate::apps::media::MAX_RATE_BPS;
 use crate::apps::rate_policy::{Notice, RatePolicy, RatePolicyConfig};
 use crate::apps::session_source::{SessionConfig, SessionSource};
 use crate::atm::cell::{CELL_BITS, CELL_BYTES, CELL_PAYLOAD};
@@ -175,7 +176,9 @@ impl CellSource {
 
     /// The next cell's time at the rate of now.
     fn reschedule(&mut self, now: Time) {
-        let rate = self.rate_bps();
+        // The policy's factor has no ceiling for data: within the clock's
+        // reach (a cell every 384 ps at most), or a 0 ps gap stops time.
+        let rate = self.rate_bps().min(MAX_RATE_BPS);
         self.next_cell = if rate > 0.0 {
             let gap = Duration::from_secs_f64(f64::from(CELL_PAYLOAD) * 8.0 / rate);
             self.last_cell.map_or(now, |t| (t + gap).max(now))
@@ -369,10 +372,7 @@ impl Builder<'_> {
         for (g, d) in self.d.cell_sources.iter().enumerate() {
             let here = at("cell_sources", &d.name);
             checked(d.check(), &here)?;
-            let nodes = [
-                self.node(&d.src_node, &here)?,
-                self.node(&d.dst_node, &here)?,
-            ];
+            let nodes = self.ends(&d.src_node, &d.dst_node, &here)?;
             let police = match &d.police_at {
                 Some(name) => Some(links.find("link", name, &here)?),
                 None => None,

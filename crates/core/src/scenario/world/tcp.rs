@@ -277,7 +277,7 @@ impl Builder<'_> {
         for t in &self.d.tcp {
             let at = at("tcp", &t.name);
             checked(t.check(), &at)?;
-            let nodes = [self.node(&t.src_node, &at)?, self.node(&t.dst_node, &at)?];
+            let nodes = self.ends(&t.src_node, &t.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let prefix = Some(format!("tcp.{}.", t.name));
             let (vcs, ifaces) = match (&t.abr, &t.ubr) {

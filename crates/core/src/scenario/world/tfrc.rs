@@ -360,7 +360,7 @@ impl Builder<'_> {
         for d in &self.d.tfrc {
             let at = at("tfrc", &d.name);
             checked(d.check(), &at)?;
-            let nodes = [self.node(&d.src_node, &at)?, self.node(&d.dst_node, &at)?];
+            let nodes = self.ends(&d.src_node, &d.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let f = TfrcFlow::new(d, nodes, flow, direct(nodes));
             ids.push(self.add_named("tfrc", &d.name, Component::Tfrc(Box::new(f))));

@@ -100,7 +100,7 @@ impl Builder<'_> {
         for u in &self.d.udp_rr {
             let at = at("udp_rr", &u.name);
             checked(u.config.check(), &at)?;
-            let nodes = [self.node(&u.src_node, &at)?, self.node(&u.dst_node, &at)?];
+            let nodes = self.ends(&u.src_node, &u.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let ifaces = match &u.ubr {
                 Some(ubr) => {
