@@ -74,6 +74,33 @@ def test_the_description_carries_the_theses_sources_in_core_units():
     assert sat["congestion"]["threshold"] == 0.9
 
 
+def test_rates_that_count_whole_cells_send_fewer_cells():
+    d = changed(
+        BASE,
+        **{"cell_sources.voice.rate_basis": "cell", "cell_sources.data.rate_basis": "cell"},
+    ).validate()
+    voice, data = sorted(d["cell_sources"], key=lambda g: g["name"], reverse=True)
+    # 64 kb/s of 53-byte cells: 150.9 cells a second, whatever unit the core
+    # counts them in, and the contract polices the same cells.
+    assert voice["traffic"]["rates_bps"][0] / 384 == pytest.approx(64e3 / 424)
+    assert voice["contract"]["peak_rate"]["peak_cells_per_s"] == pytest.approx(64e3 / 424)
+    assert voice["contract"]["leaky_bucket"]["drain_cells_per_s"] == pytest.approx(36e3 / 424)
+    # A 1 Mbyte file is 18 868 cells of 53 bytes, not 20 834 of 48.
+    assert data["traffic"]["file_bytes"] // 48 == 18_868
+    assert data["traffic"]["nominal_bps"] / 384 == pytest.approx(500e3 / 424)
+
+
+def test_a_zero_gap_runs_sessions_back_to_back():
+    d = changed(BASE, **{"cell_sources.voice.gap": "0 s"}).validate()
+    voice = next(g for g in d["cell_sources"] if g["name"] == "voice")
+    assert voice["traffic"]["gap_ps"] == 0
+    s = satcc.run(changed(BASE, **{"cell_sources.voice.gap": "0 s"})).summary
+    # Ten voice sources always in a session: 10 x 32 kb/s of payload on
+    # average, against about half that with 15 s gaps.
+    offered = s["cell_sources.voice.offered_bps"] * 48 / 53
+    assert 200e3 < offered < 400e3, offered
+
+
 @pytest.mark.parametrize(
     ("path", "value", "key", "fragment"),
     [
@@ -106,6 +133,9 @@ def test_the_description_carries_the_theses_sources_in_core_units():
         ("cell_sources.voice.policy.floor", 1.5, "cell_sources.voice.policy.floor", None),
         ("links.sat.congestion.previous", "old", "links.sat.congestion.previous", "filtered"),
         ("links.sat.congestion.threshold", 0, "links.sat.congestion.threshold", "positive"),
+        ("cell_sources.voice.session", "0 s", "cell_sources.voice.session", None),
+        ("cell_sources.voice.gap", "-1 s", "cell_sources.voice.gap", None),
+        ("cell_sources.voice.rate_basis", "bytes", "cell_sources.voice.rate_basis", "payload"),
     ],
 )
 def test_refusals_name_the_key(path, value, key, fragment):

@@ -254,6 +254,41 @@ fn data_sources_exceed_their_nominal_rate_when_the_link_is_free() {
 }
 
 #[test]
+fn cells_held_by_the_peak_rate_controller_are_late_at_the_sink_but_not_in_the_network() {
+    // Three data sources on an empty link grow past their 500 kb/s peak, so
+    // the access controller holds their cells: counted from the cells'
+    // creation most arrive late, counted from the controller's release
+    // none does, for no queue in the network ever fills.
+    let s = run(&network(
+        Case::Proactive,
+        120.0,
+        2,
+        vec![group("data", "data", 3, Case::Proactive)],
+    ));
+    let k = |m: &str| get(&s, &format!("cell_sources.data.{m}"));
+    assert!(k("late_fraction") > 0.2, "{}", k("late_fraction"));
+    assert_eq!(k("late_in_network_fraction"), 0.0);
+    assert!(
+        k("access_hold_mean_s") > 0.02,
+        "{}",
+        k("access_hold_mean_s")
+    );
+    assert!(k("access_hold_max_s") >= k("access_hold_mean_s"));
+    assert_eq!(get(&s, "links.sat.drops"), 0.0);
+    // Without a contract nothing holds a cell: the two measures agree.
+    let u = run(&network(
+        Case::Uncontrolled,
+        60.0,
+        2,
+        vec![group("data", "data", 15, Case::Uncontrolled)],
+    ));
+    let k = |m: &str| get(&u, &format!("cell_sources.data.{m}"));
+    assert_eq!(k("access_hold_max_s"), 0.0);
+    assert!(k("late_cells") > 0.0);
+    assert_eq!(k("late_cells"), k("late_in_network_cells"));
+}
+
+#[test]
 fn priority_0_delay_does_not_feel_priority_1_load() {
     // Voice alone, then voice beside enough data to fill the link: the
     // voice cells' worst jitter grows by at most one cell time per hop.

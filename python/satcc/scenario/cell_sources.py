@@ -31,6 +31,7 @@ from .values import (
     Bool,
     Fraction,
     NonNegativeRate,
+    NonNegativeTime,
     NonNegativeU32,
     PositiveNumber,
     PositiveRate,
@@ -111,7 +112,12 @@ class CellSources(_Table):
     rates: Annotated[optional(list_of(NonNegativeRate)), NOT_DESCRIBED] = None
     holding: Annotated[optional(list_of(PositiveTime)), NOT_DESCRIBED] = None
     session: Annotated[PositiveTime, NOT_DESCRIBED] = parse_time("15 s")
-    gap: Annotated[PositiveTime, NOT_DESCRIBED] = parse_time("15 s")
+    # Zero: sessions back to back, the source always in one.
+    gap: Annotated[NonNegativeTime, NOT_DESCRIBED] = parse_time("15 s")
+    # What the rates, the file size and the contract's rates count: the
+    # cells' 48-byte payload, or whole 53-byte cells (a 64 kb/s voice source
+    # then sends 150.9 cells/s, not 166.7).
+    rate_basis: Annotated[choice("payload", "cell"), NOT_DESCRIBED] = "payload"
     # Data: the file, its nominal rate, the mean time between starts.
     file_size: Annotated[PositiveSize, NOT_DESCRIBED] = 1_000_000
     nominal_rate: Annotated[PositiveRate, NOT_DESCRIBED] = 500e3
@@ -213,8 +219,9 @@ def check_contract_on_path(
 
 # Measured: 130 MB for 100 000 sources (RSS over a run of 1 ms), rounded up.
 SOURCE_BYTES = 1400
-# Each received cell's delay, kept for the exact jitter count.
-DELAY_BYTES = 8
+# Each received cell's delay, end to end and from the access policer,
+# kept for the exact jitter counts.
+DELAY_BYTES = 16
 
 
 def cell_sources_memory(checks: Checks, name: str, group: CellSources) -> list:
@@ -240,17 +247,29 @@ def _round_trip_ps(group: CellSources, resolved: Any) -> int:
     return total
 
 
-def _cells_per_s(bps: float) -> float:
-    return bps / PAYLOAD_BITS
+def _cells_per_s(bps: float, basis: str) -> float:
+    return bps / (PAYLOAD_BITS if basis == "payload" else CELL_BYTES * 8)
+
+
+def _as_payload(bps: float, basis: str) -> float:
+    """A rate in the core's unit, payload bits/s: a rate that counts whole
+    cells sends the same cells as 48/53 of it counted in payload."""
+    return bps if basis == "payload" else bps * PAYLOAD_BITS / (CELL_BYTES * 8)
 
 
 def describe_cell_sources(name: str, group: CellSources, resolved: Any = None) -> dict:
     data = group.type == "data"
+    basis = group.rate_basis
     if data:
+        # The core cuts a file into 48-byte payloads: counted in whole cells
+        # it has as many of them as 53-byte cells fill the file.
+        size = group.file_size
+        if basis == "cell":
+            size = -(-size // CELL_BYTES) * (PAYLOAD_BITS // 8)
         traffic = {
             "kind": "files",
-            "file_bytes": group.file_size,
-            "nominal_bps": group.nominal_rate,
+            "file_bytes": size,
+            "nominal_bps": _as_payload(group.nominal_rate, basis),
             "interval_ps": group.interval,
         }
     else:
@@ -258,7 +277,7 @@ def describe_cell_sources(name: str, group: CellSources, resolved: Any = None) -
         holding = group.holding if group.holding is not None else [parse_time("500 ms")] * 2
         traffic = {
             "kind": "sessions",
-            "rates_bps": list(rates),
+            "rates_bps": [_as_payload(r, basis) for r in rates],
             "holding_ps": list(holding),
             "session_ps": group.session,
             "gap_ps": group.gap,
@@ -292,13 +311,13 @@ def describe_cell_sources(name: str, group: CellSources, resolved: Any = None) -
         if c.peak_rate is not None:
             overflow = c.prc_overflow or ("mark_head" if data else "drop")
             contract["peak_rate"] = {
-                "peak_cells_per_s": _cells_per_s(c.peak_rate),
+                "peak_cells_per_s": _cells_per_s(c.peak_rate, basis),
                 "queue_cells": c.prc_queue,
                 "overflow": overflow,
             }
         if c.drain_rate is not None:
             contract["leaky_bucket"] = {
-                "drain_cells_per_s": _cells_per_s(c.drain_rate),
+                "drain_cells_per_s": _cells_per_s(c.drain_rate, basis),
                 "depth_cells": c.bucket_depth,
                 "queue_cells": c.bucket_queue,
                 "non_conforming": c.non_conforming,

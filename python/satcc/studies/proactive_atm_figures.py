@@ -27,6 +27,8 @@ METRICS = {
     "realtime_late": ("cells > 20 ms over their VC's minimum, voice and video", False),
     "load": ("offered load / 6 Mb/s (case 1: mean parameters)", False),
     "load_measured": ("offered load / 6 Mb/s, measured", False),
+    "data_late": ("data cells > 20 ms over their VC's minimum after the access", False),
+    "data_access_hold_s": ("data cells' mean time held at the access (s)", False),
     "file_time_s": ("mean file-transfer time (s)", False),
     "data_throughput": ("data throughput / 6 Mb/s", False),
 }
@@ -55,7 +57,15 @@ def write(
     sens = sensitivity_table(pp)
     if not sens.empty:
         written.append(plots.write_csv(sens, out / "sensitivity.csv"))
+    activity = activity_table(pp)
+    written.append(plots.write_csv(activity, out / "activity.csv"))
+    mixes = mix_table(pp)
+    written.append(plots.write_csv(mixes, out / "mix.csv"))
+    bases = basis_table(pp)
+    if not bases.empty:
+        written.append(plots.write_csv(bases, out / "rate_basis.csv"))
     _print(loads, files, sens)
+    _print_activity(activity, mixes, bases)
     return written
 
 
@@ -113,6 +123,9 @@ def load_table(sweep: pd.DataFrame) -> pd.DataFrame:
                 "stated": stated,
                 "where": where,
                 "mean_parameters": study.mean_load(counts, study.DATA_BUSY),
+                "mean_parameters_payload_rates": study.mean_load(
+                    counts, study.DATA_BUSY, basis="payload"
+                ),
                 "measured": float(sel["load_measured"].iloc[0]) if len(sel) else math.nan,
             }
         )
@@ -126,8 +139,8 @@ STATED_FILE_TIMES = [(2, 2, 29, 35.0, 0.75), (2, 3, 29, 25.0, 0.9)]
 def file_time_table(sweep: pd.DataFrame) -> pd.DataFrame:
     """The thesis's file times and satcc's, each beside what the renewal
     identity (study.renewal_file_time) makes of the load that goes with it:
-    the thesis's stated load read as wire bits (as satcc counts it) and as
-    payload bits, and satcc's measured load."""
+    the thesis's stated load with rates that count whole cells and with
+    rates that count payload, and satcc's measured load."""
     rows = []
     for n, case, sources, stated_time, stated_load in STATED_FILE_TIMES:
         sel = sweep[
@@ -145,18 +158,175 @@ def file_time_table(sweep: pd.DataFrame) -> pd.DataFrame:
                 "sources": sources,
                 "stated_time_s": stated_time,
                 "stated_load": stated_load,
-                "renewal_at_stated_wire_s": study.renewal_file_time(
-                    data, study.payload_bps(stated_load)
+                "renewal_at_stated_cell_rates_s": study.renewal_file_time(
+                    data, study.nominal_bps(stated_load, "cell")
                 ),
-                "renewal_at_stated_payload_s": study.renewal_file_time(
-                    data, stated_load * study.LINK_BPS
+                "renewal_at_stated_payload_rates_s": study.renewal_file_time(
+                    data, study.nominal_bps(stated_load, "payload")
                 ),
+                "files_finished": measured("files_finished"),
                 "measured_time_s": measured("file_time_s"),
                 "measured_load": measured("load_measured"),
                 "renewal_at_measured_s": measured("file_time_renewal_s"),
             }
         )
     return pd.DataFrame(rows)
+
+
+def file_time_text(mean_s: float, files: float, seconds: float | None = None) -> str:
+    """A mean file time as read: with no file finished there is no mean,
+    and saying so beats a NaN."""
+    if not files or math.isnan(mean_s):
+        within = f" in {seconds:g} s" if seconds else ""
+        return f"none finished{within}"
+    return f"{mean_s:.1f} s"
+
+
+def activity_table(pp: pd.DataFrame) -> pd.DataFrame:
+    """Each reading of the sources' activity against each statement it
+    decides (study.activity_statements), on both load bases."""
+    rows = []
+    for activity in study.ACTIVITY:
+        for basis in study.RATE_BASES:
+            for statement, value, holds in study.activity_statements(activity, basis):
+                rows.append(
+                    {
+                        "activity": activity,
+                        "default": activity == study.DEFAULT_ACTIVITY,
+                        "rate_basis": basis,
+                        "statement": statement,
+                        "value": value,
+                        "holds": holds,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def mix_table(pp: pd.DataFrame) -> pd.DataFrame:
+    """The measured mix and load of case 1 where the mix is judged, under
+    each reading of the activity, beside its mean parameters."""
+    rows = []
+    for n, sources in study.ACTIVITY_POINTS:
+        for activity in study.ACTIVITY:
+            if activity == study.DEFAULT_ACTIVITY:
+                lab = study.label(n, 1, sources)
+            else:
+                lab = f"{study.label(n, 1, sources)} activity={activity}"
+            sel = pp[pp["label"] == lab]
+            if sel.empty:
+                continue
+            r = sel.iloc[0]
+            rows.append(
+                {
+                    "scenario": n,
+                    "sources": sources,
+                    "activity": activity,
+                    "voice_share": r.get("voice_share", math.nan),
+                    "video_share": r.get("video_share", math.nan),
+                    "data_share": r.get("data_share", math.nan),
+                    "load_mean_params": r["load_mean_params"],
+                    "load_measured": r["load_measured"],
+                    "realtime_loss": r.get("realtime_loss", math.nan),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# What the thesis states at the points the rate basis is run at.
+BASIS_STATED = {
+    (1, 1, 102): ("realtime_loss", 0.13, "'around 1.2 ... as high as 13%'"),
+    (2, 1, 29): ("data_loss", 0.2, "'close to 20% at loads equal to 1.25'"),
+    (2, 2, 29): ("file_time_s", 35.0, "'approximately 35 seconds'"),
+    (2, 3, 29): ("file_time_s", 25.0, "'around 25 seconds'"),
+}
+
+
+def basis_table(pp: pd.DataFrame) -> pd.DataFrame:
+    """Each point of study.BASIS_POINTS under both readings of what the
+    rates count: the loss or file time the thesis states there, the
+    measured load and, for an overloaded link, the least loss the load
+    allows (1 - 1/load: a link busy all the time carries at most its
+    rate)."""
+    rows = []
+    for (n, case, sources), (metric, stated, words) in BASIS_STATED.items():
+        for basis in study.RATE_BASES:
+            lab = study.label(n, case, sources)
+            if basis != study.RATE_BASIS:
+                lab += f" rates={basis}"
+            sel = pp[pp["label"] == lab]
+            if sel.empty:
+                continue
+            r = sel.iloc[0]
+            load = float(r["load_measured"])
+            rows.append(
+                {
+                    "scenario": n,
+                    "case": case,
+                    "sources": sources,
+                    "rate_basis": basis,
+                    "metric": metric,
+                    "stated": stated,
+                    "thesis": words,
+                    "measured": float(r[metric]),
+                    "ci": float(r.get(f"{metric}_ci", math.nan)),
+                    "load_measured": load,
+                    "least_loss_at_load": max(0.0, 1.0 - 1.0 / load),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _print_activity(activity: pd.DataFrame, mixes: pd.DataFrame, bases: pd.DataFrame) -> None:
+    console = table_console()
+    t = Table(title="proactive-atm: the statements each reading of the sources' activity meets")
+    t.add_column("statement")
+    readings = list(study.ACTIVITY)
+    for a in readings:
+        t.add_column(a + (" (default)" if a == study.DEFAULT_ACTIVITY else ""))
+    ours = activity[activity["rate_basis"] == study.RATE_BASIS]
+    for statement in ours["statement"].unique():
+        cells = []
+        for a in readings:
+            r = ours[(ours["statement"] == statement) & (ours["activity"] == a)].iloc[0]
+            cells.append(f"{r['value']:.3f} {'yes' if r['holds'] else 'no'}")
+        t.add_row(statement, *cells)
+    for basis in study.RATE_BASES:
+        sel = activity[activity["rate_basis"] == basis]
+        met = [str(int(sel[sel["activity"] == a]["holds"].sum())) for a in readings]
+        t.add_row(f"statements met (rates count {basis} bits)", *met)
+    console.print(t)
+    if mixes.empty:
+        return
+    t = Table(title="proactive-atm: measured mix, case 1, by reading of the activity")
+    for col in ("scenario", "sources", "activity", "voice", "video", "data", "load"):
+        t.add_column(col)
+    for r in mixes.itertuples(index=False):
+        t.add_row(
+            str(r.scenario),
+            str(r.sources),
+            r.activity,
+            _pct(r.voice_share),
+            _pct(r.video_share),
+            _pct(r.data_share),
+            f"{r.load_measured:.3f}",
+        )
+    console.print(t)
+    if bases.empty:
+        return
+    t = Table(title="proactive-atm: rates counting whole cells or payload, where the thesis says")
+    for col in ("run", "rates count", "metric", "thesis", "measured", "load", "least loss"):
+        t.add_column(col)
+    for r in bases.itertuples(index=False):
+        t.add_row(
+            study.label(r.scenario, r.case, r.sources),
+            r.rate_basis,
+            r.metric,
+            f"{r.stated:g}",
+            f"{r.measured:.3g}",
+            f"{r.load_measured:.3f}",
+            f"{r.least_loss_at_load:.3f}" if r.load_measured > 1 else "-",
+        )
+    console.print(t)
 
 
 def sensitivity_table(pp: pd.DataFrame) -> pd.DataFrame:
@@ -198,7 +368,8 @@ def sensitivity_table(pp: pd.DataFrame) -> pd.DataFrame:
 def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None:
     console = table_console()
     t = Table(title="proactive-atm: the thesis's loads beside the arithmetic of its parameters")
-    for col in ("scenario", "case", "sources", "mix", "stated", "mean params", "measured"):
+    columns = ("scenario", "case", "sources", "mix", "stated", "mean params")
+    for col in (*columns, "(payload rates)", "measured"):
         t.add_column(col)
     for r in loads.itertuples(index=False):
         t.add_row(
@@ -208,11 +379,12 @@ def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None
             r.mix,
             f"{r.stated:g}",
             f"{r.mean_parameters:.2f}",
+            f"{r.mean_parameters_payload_rates:.2f}",
             "-" if math.isnan(r.measured) else f"{r.measured:.2f}",
         )
     console.print(t)
     t = Table(title="proactive-atm: file times against the renewal identity of their loads")
-    columns = ("case", "sources", "stated", "load", "renewal (wire)", "renewal (payload)")
+    columns = ("case", "sources", "stated", "load", "renewal (cell rates)", "(payload rates)")
     for col in (*columns, "measured", "load", "renewal"):
         t.add_column(col)
     for r in files.itertuples(index=False):
@@ -221,9 +393,9 @@ def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None
             str(r.sources),
             f"{r.stated_time_s:.1f} s",
             f"{r.stated_load:g}",
-            f"{r.renewal_at_stated_wire_s:.1f} s",
-            f"{r.renewal_at_stated_payload_s:.1f} s",
-            f"{r.measured_time_s:.1f} s",
+            f"{r.renewal_at_stated_cell_rates_s:.1f} s",
+            f"{r.renewal_at_stated_payload_rates_s:.1f} s",
+            file_time_text(r.measured_time_s, r.files_finished),
             f"{r.measured_load:.3f}",
             f"{r.renewal_at_measured_s:.1f} s",
         )

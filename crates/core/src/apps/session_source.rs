@@ -9,6 +9,11 @@
 //! 6.2.1.5), so the sources do not all start alike. For voice the thesis
 //! says this only of sessions; the talk/silence state at a session's start
 //! is drawn the same way (docs/proactive-atm.md).
+//!
+//! A zero gap makes sessions follow one another: the source is always in a
+//! session, and each new one begins afresh (new state draw, slow start).
+//! That is how the study reads the thesis's video (docs/proactive-atm.md,
+//! "The sources' activity").
 
 use crate::engine::{Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
@@ -24,6 +29,7 @@ pub struct SessionConfig {
     pub holding: [Duration; 2],
     #[serde(rename = "session_ps")]
     pub session: Duration,
+    /// Mean gap between sessions; zero: sessions back to back.
     #[serde(rename = "gap_ps")]
     pub gap: Duration,
 }
@@ -55,10 +61,10 @@ impl SessionConfig {
         if self
             .holding
             .iter()
-            .chain([&self.session, &self.gap])
+            .chain([&self.session])
             .any(|d| d.ps() == 0)
         {
-            return Err("the mean times must be positive".into());
+            return Err("the mean holding and session times must be positive".into());
         }
         Ok(())
     }
@@ -146,6 +152,12 @@ impl SessionSource {
                 && (!self.in_session || self.session_change <= self.level_change)
             {
                 let at = self.session_change;
+                if self.in_session && self.cfg.gap.ps() == 0 {
+                    self.session_change = at + draw(rng, self.cfg.session);
+                    self.begin_session(at, rng);
+                    began = true;
+                    continue;
+                }
                 self.in_session = !self.in_session;
                 let mean = if self.in_session {
                     self.cfg.session
@@ -201,6 +213,29 @@ mod tests {
         assert!((v / 16_000.0 - 1.0).abs() < 0.03, "{v}");
         let w = measured_mean(SessionConfig::video(), 2);
         assert!((w / 176_000.0 - 1.0).abs() < 0.03, "{w}");
+    }
+
+    #[test]
+    fn with_no_gap_sessions_follow_one_another() {
+        // Video with back-to-back sessions: always in a session, so its
+        // long-run rate is the in-session mean, (512 + 192)/2 = 352 kb/s,
+        // and a session begins about every 15 s.
+        let cfg = SessionConfig {
+            gap: Duration(0),
+            ..SessionConfig::video()
+        };
+        assert!(cfg.check().is_ok());
+        assert!((cfg.mean_bps() - 352_000.0).abs() < 1e-6);
+        assert!((measured_mean(cfg.clone(), 3) / 352_000.0 - 1.0).abs() < 0.03);
+        let mut rng = RngStream::new(4, "sessions");
+        let mut s = SessionSource::new(cfg, Time::ZERO, &mut rng);
+        let (mut began, end) = (0u64, Time::from_secs_f64(30_000.0));
+        while s.next_change() < end {
+            assert!(s.in_session() && s.rate_bps() > 0.0);
+            began += u64::from(s.advance(s.next_change(), &mut rng));
+        }
+        let per_session = 30_000.0 / began as f64;
+        assert!((per_session / 15.0 - 1.0).abs() < 0.05, "{per_session}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use super::leaky_bucket::{LbOutcome, LeakyBucket, LeakyBucketConfig};
 use super::peak_rate::{PeakRateConfig, PeakRateController, PrcOutcome};
 use crate::engine::Time;
+use crate::net::pdu::Header;
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
@@ -71,12 +72,12 @@ impl VcPolicer {
     /// controller: on through the bucket.
     fn through_bucket(&mut self, now: Time, cell: Pdu, cx: &mut PortCx<'_>) -> Admit {
         let Some(lb) = self.lb.as_mut() else {
-            cx.release.push(cell);
+            cx.release.push(released(cell, now));
             return Admit::Hold;
         };
         match lb.offer(now, cell) {
             LbOutcome::Depart(p) | LbOutcome::Marked(p) => {
-                cx.release.push(p);
+                cx.release.push(released(p, now));
                 Admit::Hold
             }
             LbOutcome::Queued => Admit::Hold,
@@ -107,7 +108,7 @@ impl VcPolicer {
         let now = cx.now;
         if let Some(lb) = self.lb.as_mut() {
             while let Some(p) = lb.poll(now) {
-                cx.release.push(p);
+                cx.release.push(released(p, now));
             }
         }
         while let Some(p) = self.prc.as_mut().and_then(|c| c.poll(now)) {
@@ -123,6 +124,16 @@ impl VcPolicer {
             b.held().for_each(f);
         }
     }
+}
+
+/// A cell leaving the policers at `now`: its header says when, so that the
+/// delay the contract added (cells held at the peak rate) is told apart
+/// from the network's.
+fn released(mut cell: Pdu, now: Time) -> Pdu {
+    if let Header::ProactiveCell(h) = &mut cell.header {
+        h.released = now;
+    }
+    cell
 }
 
 /// The policers of one access link, by VC (flow id).

@@ -139,6 +139,10 @@ pub struct ProactiveCell {
     pub source_gen: u16,
     /// The source's flow for notifications sent back to it.
     pub notice_flow: u32,
+    /// When the access policer let the cell go on (its creation if no
+    /// policer held it): the sink tells the delay the network added from the
+    /// time the contract held the cell back (`atm::upc`).
+    pub released: Time,
 }
 
 /// The header of a PDU. RM cells and DVB-RCS frames join as variants when

@@ -131,6 +131,9 @@ struct SourceStats {
     received: u64,
     /// Every received cell's delay (ps), for the exact jitter count.
     delays: Vec<u64>,
+    /// The same from the time the access policer let the cell go: the
+    /// network's share, without the time the contract held the cell.
+    network_delays: Vec<u64>,
     files: Stats,
     rate_factor: Stats,
 }
@@ -229,6 +232,7 @@ impl CellSource {
                 source_agent: self.agents[0].index,
                 source_gen: self.agents[0].gen,
                 notice_flow: self.flow + 1,
+                released: now,
             }),
         };
         self.seq += 1;
@@ -253,6 +257,9 @@ impl CellSource {
             (1, CellType::Traffic) => {
                 self.stats.received += 1;
                 self.stats.delays.push(cx.now.since(p.created).ps());
+                self.stats
+                    .network_delays
+                    .push(cx.now.since(h.released).ps());
                 return;
             }
             _ => return,
@@ -263,11 +270,13 @@ impl CellSource {
 
     /// Cells later than the VC's minimum delay by more than the bound.
     fn late(&self) -> u64 {
-        let Some(&min) = self.stats.delays.iter().min() else {
-            return 0;
-        };
-        let bound = min + self.jitter_bound.ps();
-        self.stats.delays.iter().filter(|&&d| d > bound).count() as u64
+        late_cells(&self.stats.delays, self.jitter_bound)
+    }
+
+    /// The same over the network's share of the delay: what queueing made
+    /// late, apart from cells the contract held back at the access.
+    fn late_in_network(&self) -> u64 {
+        late_cells(&self.stats.network_delays, self.jitter_bound)
     }
 
     /// The group's keys, from its first source, over every source of it.
@@ -308,6 +317,31 @@ impl CellSource {
         put(s, key("access_loss_ratio"), num(ratio(at_ports)));
         put(s, key("late_cells"), late);
         put(s, key("late_fraction"), num(ratio(late)));
+        let late_net = sum(&|m| m.late_in_network());
+        put(s, key("late_in_network_cells"), late_net);
+        put(s, key("late_in_network_fraction"), num(ratio(late_net)));
+        let held = members.iter().flat_map(|m| {
+            let pairs = m.stats.delays.iter().zip(&m.stats.network_delays);
+            pairs.map(|(d, n)| d - n)
+        });
+        let (mut held_max, mut held_total, mut held_n) = (0u64, 0.0, 0u64);
+        for h in held {
+            held_max = held_max.max(h);
+            held_total += h as f64;
+            held_n += 1;
+        }
+        let held_mean = if held_n > 0 {
+            held_total / held_n as f64 * 1e-12
+        } else {
+            f64::NAN
+        };
+        put(s, key("access_hold_mean_s"), num(held_mean));
+        let held_max = if held_n > 0 {
+            held_max as f64 * 1e-12
+        } else {
+            f64::NAN
+        };
+        put(s, key("access_hold_max_s"), num(held_max));
         let all = members.iter().flat_map(|m| m.stats.delays.iter().copied());
         let (mut lo, mut hi, mut total, mut n) = (u64::MAX, 0u64, 0.0, 0u64);
         for d in all {
@@ -346,6 +380,15 @@ impl CellSource {
         put(s, key("file_time_mean_s"), num(files.mean()));
         put(s, key("rate_factor_mean"), num(factor.mean()));
     }
+}
+
+/// Cells later than the smallest of `delays` by more than `bound`.
+fn late_cells(delays: &[u64], bound: Duration) -> u64 {
+    let Some(&min) = delays.iter().min() else {
+        return 0;
+    };
+    let limit = min + bound.ps();
+    delays.iter().filter(|&&d| d > limit).count() as u64
 }
 
 impl Builder<'_> {
