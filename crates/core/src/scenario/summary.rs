@@ -60,7 +60,7 @@ pub fn summarise(w: &World) -> Summary {
         in_flight: &in_flight,
     };
     for c in &w.comps {
-        c.summarise(&mut s, &view);
+        c.model().summarise(&mut s, &view);
     }
     s
 }
@@ -76,7 +76,7 @@ fn conservation(w: &World, in_flight: &[u64], s: &mut Summary) {
         + w.net.links.iter().map(|l| l.pending_errors()).sum::<u64>();
     let held: u64 = in_flight.iter().sum();
     let network = sent as i64 - (delivered + dropped + errored + held) as i64;
-    let attachments: i64 = w.comps.iter().map(|c| c.unaccounted()).sum();
+    let attachments: i64 = w.comps.iter().map(|c| c.model().unaccounted()).sum();
     put(s, "run.pdus_sent".into(), sent);
     put(s, "run.pdus_delivered".into(), delivered);
     put(s, "run.pdus_dropped".into(), dropped);

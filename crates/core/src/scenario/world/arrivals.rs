@@ -11,12 +11,13 @@
 //! the given mean (heavy-tailed sizes, as measured for web transfers).
 
 use super::build::{at, checked, direct, Builder};
-use super::component::{Component, Ctx, Spawn, View};
+use super::component::{Component, Ctx, Model, Spawn, View};
 use super::flow_pool::FlowPool;
 use super::tcp::TcpConn;
 use crate::apps::tcp_app::AppKind;
 use crate::engine::stats::{Histogram, Summary as Stats};
 use crate::engine::{Duration, RngStream, Time};
+use crate::net::Pdu;
 use crate::scenario::summary::{num, put, Summary, PS};
 use crate::scenario::BuildError;
 use crate::transport::tcp::TcpConfig;
@@ -156,28 +157,6 @@ impl FlowArrivals {
         self.next >= self.stop || self.max_flows.is_some_and(|m| self.started >= m)
     }
 
-    pub fn wakeup(&self) -> Time {
-        if self.exhausted() {
-            Time::NEVER
-        } else {
-            self.next
-        }
-    }
-
-    /// A flow arrives: the world creates its connection now.
-    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
-        if self.exhausted() || cx.now < self.next {
-            return;
-        }
-        let bytes = self.size.draw(&mut self.rng);
-        let flow = self.flows.take(cx.flows);
-        cx.spawn.push(Spawn::TcpFlow { bytes, flow });
-        self.started += 1;
-        self.active_max = self.active_max.max(self.started - self.completed);
-        let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
-        self.next = cx.now + Duration(gap);
-    }
-
     /// The connection of a flow this class asked for (`Spawn::TcpFlow`),
     /// starting now over its own `flow` ids; `me` is this class's
     /// component id.
@@ -213,8 +192,44 @@ impl FlowArrivals {
         self.retransmissions += st.retransmissions;
         self.timeouts += st.timeouts;
     }
+}
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+impl Model for FlowArrivals {
+    fn agents(&self) -> usize {
+        0
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        if self.exhausted() {
+            Time::NEVER
+        } else {
+            self.next
+        }
+    }
+
+    /// A flow arrives: the world creates its connection now.
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
+        if self.exhausted() || cx.now < self.next {
+            return;
+        }
+        let bytes = self.size.draw(&mut self.rng);
+        let flow = self.flows.take(cx.flows);
+        cx.spawn.push(Spawn::TcpFlow { bytes, flow });
+        self.started += 1;
+        self.active_max = self.active_max.max(self.started - self.completed);
+        let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
+        self.next = cx.now + Duration(gap);
+    }
+
+    fn on_pdu(&mut self, _agent: usize, _p: &Pdu, _cx: &mut Ctx<'_>) {
+        // A class of arrivals has no agent; its flows have theirs.
+    }
+
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let p = format!("arrivals.{}.", self.name);
         let key = |k: &str| format!("{p}{k}");
         put(s, key("flows_started"), self.started);

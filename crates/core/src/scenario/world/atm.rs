@@ -18,7 +18,7 @@
 //! of the other, which sends them in rate (TM 4.0 source rule 3b).
 
 use super::build::Builder;
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use crate::atm::abr::AbrConfig;
 use crate::atm::cell::CELL_BITS;
 use crate::atm::vc::{Arrival, Vc, VcEnds};
@@ -117,7 +117,40 @@ impl VcPair {
         }
     }
 
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
+    /// VC `k`'s source changed: when does it next send?
+    fn changed(&mut self, k: usize) {
+        self.next[k] = self.vcs[k].poll_at();
+    }
+
+    /// Packets lost in the VCs, both ways: frames that failed reassembly,
+    /// and packets too large for one frame.
+    pub fn packets_lost(&self) -> u64 {
+        self.vcs
+            .iter()
+            .map(|vc| vc.stats.packets_lost + vc.stats.packets_too_large)
+            .sum()
+    }
+
+    /// The allowed cell rate of VC `k` as a cell line rate, bit/s; NaN for
+    /// UBR.
+    pub fn acr_bps(&self, k: usize) -> f64 {
+        self.vcs[k]
+            .source
+            .as_ref()
+            .map_or(f64::NAN, |s| s.acr() * CELL_BITS)
+    }
+}
+
+impl Model for VcPair {
+    fn agents(&self) -> usize {
+        VcPair::AGENTS
+    }
+
+    fn timers(&self) -> usize {
+        2
+    }
+
+    fn attach(&mut self, agents: &[AgentAddr]) {
         for (k, vc) in self.vcs.iter_mut().enumerate() {
             vc.ends.dst_agent = agents[3 * k];
             vc.ends.src_agent = agents[3 * k + 1];
@@ -128,16 +161,11 @@ impl VcPair {
     }
 
     /// A source idle for longer than its cell spacing may send at once.
-    pub fn wakeup(&self, k: usize, now: Time) -> Time {
+    fn wakeup(&self, k: usize, now: Time) -> Time {
         self.next[k].max(now)
     }
 
-    /// VC `k`'s source changed: when does it next send?
-    fn changed(&mut self, k: usize) {
-        self.next[k] = self.vcs[k].poll_at();
-    }
-
-    pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
+    fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
         let cell = self.vcs[k].emit(cx.now);
         self.changed(k);
         if let Some(cell) = cell {
@@ -145,7 +173,7 @@ impl VcPair {
         }
     }
 
-    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+    fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         let k = agent / 3;
         match agent % 3 {
             0 => match self.vcs[k].on_destination_cell(cx.now, p) {
@@ -174,31 +202,8 @@ impl VcPair {
         }
     }
 
-    /// Packets offered and not accounted for, both ways (`Vc`): zero.
-    pub fn packets_unaccounted(&self) -> i64 {
-        self.vcs.iter().map(|vc| vc.packets_unaccounted()).sum()
-    }
-
-    /// Packets lost in the VCs, both ways: frames that failed reassembly,
-    /// and packets too large for one frame.
-    pub fn packets_lost(&self) -> u64 {
-        self.vcs
-            .iter()
-            .map(|vc| vc.stats.packets_lost + vc.stats.packets_too_large)
-            .sum()
-    }
-
-    /// The allowed cell rate of VC `k` as a cell line rate, bit/s; NaN for
-    /// UBR.
-    pub fn acr_bps(&self, k: usize) -> f64 {
-        self.vcs[k]
-            .source
-            .as_ref()
-            .map_or(f64::NAN, |s| s.acr() * CELL_BITS)
-    }
-
     /// `vc_forward.*` and `vc_reverse.*` under the owner's prefix.
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let Some(p) = &self.prefix else {
             return;
         };
@@ -224,6 +229,11 @@ impl VcPair {
             );
             put(s, q + "max_buffered_bytes", vc.stats.max_buffered_bytes);
         }
+    }
+
+    /// Packets offered and not accounted for, both ways (`Vc`): zero.
+    fn unaccounted(&self) -> i64 {
+        self.vcs.iter().map(|vc| vc.packets_unaccounted()).sum()
     }
 }
 

@@ -11,7 +11,7 @@
 //! figures are `cell_sources.NAME.*`, written by its first source.
 
 use super::build::{at, checked, Builder, Names};
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use super::ports;
 use crate::apps::file_transfer::{FileTransfer, FileTransferConfig};
 use crate::apps::media::MAX_RATE_BPS;
@@ -162,17 +162,6 @@ pub struct CellSource {
 }
 
 impl CellSource {
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
-        self.agents = [agents[0], agents[1]];
-    }
-
-    pub fn wakeup(&self, k: usize) -> Time {
-        if k == POLICY {
-            return self.policy.poll_at();
-        }
-        self.next_cell.min(self.process.next_change())
-    }
-
     fn rate_bps(&self) -> f64 {
         self.process.rate_bps() * self.policy.factor()
     }
@@ -188,29 +177,6 @@ impl CellSource {
         } else {
             Time::NEVER
         };
-    }
-
-    pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
-        let now = cx.now;
-        if k == POLICY {
-            self.policy.poll(now);
-            self.reschedule(now);
-            return;
-        }
-        if self.process.next_change() <= now {
-            let was_active = self.process.active();
-            if self.process.advance(now, &mut self.rng) {
-                self.policy.start(now);
-                self.stats.rate_factor.add(self.policy.factor());
-            }
-            if was_active && !self.process.active() {
-                self.policy.stop();
-            }
-        }
-        if self.next_cell <= now && self.rate_bps() > 0.0 {
-            self.send_cell(cx);
-        }
-        self.reschedule(now);
     }
 
     fn send_cell(&mut self, cx: &mut Ctx<'_>) {
@@ -247,7 +213,62 @@ impl CellSource {
         }
     }
 
-    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+    /// Cells later than the VC's minimum delay by more than the bound.
+    fn late(&self) -> u64 {
+        late_cells(&self.stats.delays, self.jitter_bound)
+    }
+
+    /// The same over the network's share of the delay: what queueing made
+    /// late, apart from cells the contract held back at the access.
+    fn late_in_network(&self) -> u64 {
+        late_cells(&self.stats.network_delays, self.jitter_bound)
+    }
+}
+
+impl Model for CellSource {
+    fn agents(&self) -> usize {
+        2
+    }
+
+    fn timers(&self) -> usize {
+        2
+    }
+
+    fn attach(&mut self, agents: &[AgentAddr]) {
+        self.agents = [agents[0], agents[1]];
+    }
+
+    fn wakeup(&self, k: usize, _now: Time) -> Time {
+        if k == POLICY {
+            return self.policy.poll_at();
+        }
+        self.next_cell.min(self.process.next_change())
+    }
+
+    fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
+        let now = cx.now;
+        if k == POLICY {
+            self.policy.poll(now);
+            self.reschedule(now);
+            return;
+        }
+        if self.process.next_change() <= now {
+            let was_active = self.process.active();
+            if self.process.advance(now, &mut self.rng) {
+                self.policy.start(now);
+                self.stats.rate_factor.add(self.policy.factor());
+            }
+            if was_active && !self.process.active() {
+                self.policy.stop();
+            }
+        }
+        if self.next_cell <= now && self.rate_bps() > 0.0 {
+            self.send_cell(cx);
+        }
+        self.reschedule(now);
+    }
+
+    fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         let Header::ProactiveCell(h) = &p.header else {
             return;
         };
@@ -268,19 +289,8 @@ impl CellSource {
         self.reschedule(cx.now);
     }
 
-    /// Cells later than the VC's minimum delay by more than the bound.
-    fn late(&self) -> u64 {
-        late_cells(&self.stats.delays, self.jitter_bound)
-    }
-
-    /// The same over the network's share of the delay: what queueing made
-    /// late, apart from cells the contract held back at the access.
-    fn late_in_network(&self) -> u64 {
-        late_cells(&self.stats.network_delays, self.jitter_bound)
-    }
-
     /// The group's keys, from its first source, over every source of it.
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         if self.index != 0 {
             return;
         }

@@ -1,7 +1,7 @@
-//! Components: the models that send and receive over the network fabric,
-//! one enum arm per kind. This file is the single dispatch point: the world
-//! calls a component only through the methods below, which pass the call
-//! to the kind's own file.
+//! Components: the models that send and receive over the network fabric.
+//! Each kind implements `Model` in its own file; this file holds the trait
+//! and the single dispatch point (`Component::model`), as smoltcp's
+//! `AnyController` does for its congestion controllers.
 //!
 //! A component owns scheduler slots (`timers`) and agents (`agents`: the
 //! addresses PDUs are delivered to). It is passive: it says when each timer
@@ -67,9 +67,85 @@ pub struct View<'a> {
     pub in_flight: &'a [u64],
 }
 
+/// Series a model has only at the end of the run: (name, x, values).
+pub type Series = (String, Vec<f64>, Vec<f64>);
+
+/// What every kind of component is to the world. A kind implements it in
+/// its own file; the required methods are the ones whose absence would be a
+/// silent bug (a timer never fired, a PDU dropped on the floor, a kind
+/// missing from the summary), so a new kind that forgets one does not
+/// compile. The provided ones are right for every kind that has nothing of
+/// the sort.
+pub trait Model {
+    /// Agents: the addresses PDUs are delivered to (`on_pdu`'s `agent`).
+    fn agents(&self) -> usize;
+    /// Scheduler slots (`wakeup`'s and `on_timer`'s `k`).
+    fn timers(&self) -> usize;
+    /// Told the addresses of its agents, once registered.
+    fn attach(&mut self, agents: &[AgentAddr]) {
+        let _ = agents;
+    }
+    /// When timer `k` is next due (`Time::NEVER`: not armed).
+    fn wakeup(&self, k: usize, now: Time) -> Time;
+    fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>);
+    /// A PDU addressed to its agent `agent`.
+    fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>);
+    /// Its keys in the run summary.
+    fn summarise(&self, s: &mut Summary, view: &View<'_>);
+    /// The value of probe metric `metric` (an index into the kind's metric
+    /// list, `scenario::probes`) now; `dt` is the sampling interval. Only
+    /// kinds with metrics are ever asked: validation refuses a probe on
+    /// any other.
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
+        let _ = (metric, mem, dt, view);
+        f64::NAN
+    }
+    /// Series it has only at the end of the run (a class's start-up
+    /// profile).
+    fn end_series(&self, view: &View<'_>) -> Vec<Series> {
+        let _ = view;
+        Vec::new()
+    }
+    /// PDUs it took and can account for neither as passed on, lost, nor
+    /// held: zero, unless a model loses data without counting it. Only
+    /// kinds that carry other components' PDUs (VCs, shapers) take any.
+    fn unaccounted(&self) -> i64 {
+        0
+    }
+    /// The class of flows it was created for during the run, if any.
+    fn parent(&self) -> Option<u32> {
+        None
+    }
+}
+
+/// A released component's place, waiting for reuse: nothing is addressed
+/// to it and it has no timers.
+pub struct Vacant;
+
+impl Model for Vacant {
+    fn agents(&self) -> usize {
+        0
+    }
+
+    fn timers(&self) -> usize {
+        0
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        Time::NEVER
+    }
+
+    fn on_timer(&mut self, _k: usize, _cx: &mut Ctx<'_>) {}
+
+    fn on_pdu(&mut self, _agent: usize, _p: &Pdu, _cx: &mut Ctx<'_>) {}
+
+    fn summarise(&self, _s: &mut Summary, _view: &View<'_>) {}
+}
+
+/// Every kind of component, as one value the world can hold in a vector.
+/// A new kind is a variant here and an arm in `model` and `model_mut`.
 pub enum Component {
-    /// A released component's place, waiting for reuse.
-    Vacant,
+    Vacant(Vacant),
     Source(Box<SourceComp>),
     Sink(Box<SinkComp>),
     Tcp(Box<TcpConn>),
@@ -85,152 +161,47 @@ pub enum Component {
 }
 
 impl Component {
-    pub fn agents(&self) -> usize {
+    /// The one dispatch point: the kind's model.
+    #[inline]
+    pub fn model(&self) -> &dyn Model {
         match self {
-            Component::Vacant
-            | Component::Source(_)
-            | Component::Arrivals(_)
-            | Component::TfrcArrivals(_) => 0,
-            Component::Sink(_) | Component::Exit(_) | Component::Emulated(_) => 1,
-            Component::Tcp(_)
-            | Component::UdpRr(_)
-            | Component::Tfrc(_)
-            | Component::CellSource(_) => 2,
-            Component::Vcs(_) => VcPair::AGENTS,
-            Component::Shaper(_) => ShaperComp::AGENTS,
+            Component::Vacant(c) => c,
+            Component::Source(c) => &**c,
+            Component::Sink(c) => &**c,
+            Component::Tcp(c) => &**c,
+            Component::Tfrc(c) => &**c,
+            Component::UdpRr(c) => &**c,
+            Component::Vcs(c) => &**c,
+            Component::Shaper(c) => &**c,
+            Component::Arrivals(c) => &**c,
+            Component::TfrcArrivals(c) => &**c,
+            Component::CellSource(c) => &**c,
+            Component::Exit(c) => &**c,
+            Component::Emulated(c) => &**c,
         }
     }
 
-    pub fn timers(&self) -> usize {
+    #[inline]
+    pub fn model_mut(&mut self) -> &mut dyn Model {
         match self {
-            Component::Vacant
-            | Component::Sink(_)
-            | Component::Exit(_)
-            | Component::Emulated(_) => 0,
-            Component::Source(_)
-            | Component::UdpRr(_)
-            | Component::Arrivals(_)
-            | Component::TfrcArrivals(_)
-            | Component::Shaper(_) => 1,
-            Component::Tcp(_)
-            | Component::Vcs(_)
-            | Component::Tfrc(_)
-            | Component::CellSource(_) => 2,
-        }
-    }
-
-    /// Told the addresses of its agents, once registered.
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
-        match self {
-            Component::Tcp(c) => c.attach(agents),
-            Component::UdpRr(c) => c.attach(agents),
-            Component::Tfrc(c) => c.attach(agents),
-            Component::CellSource(c) => c.attach(agents),
-            Component::Vcs(c) => c.attach(agents),
-            Component::Emulated(c) => c.attach(agents),
-            _ => {}
-        }
-    }
-
-    /// When timer `k` is next due (`Time::NEVER`: not armed).
-    pub fn wakeup(&self, k: usize, now: Time) -> Time {
-        match self {
-            Component::Source(c) => c.wakeup(),
-            Component::Tcp(c) => c.wakeup(k),
-            Component::Tfrc(c) => c.wakeup(k, now),
-            Component::CellSource(c) => c.wakeup(k),
-            Component::UdpRr(c) => c.wakeup(now),
-            Component::Vcs(c) => c.wakeup(k, now),
-            Component::Arrivals(c) => c.wakeup(),
-            Component::TfrcArrivals(c) => c.wakeup(),
-            Component::Shaper(c) => c.wakeup(),
-            Component::Vacant
-            | Component::Sink(_)
-            | Component::Exit(_)
-            | Component::Emulated(_) => Time::NEVER,
-        }
-    }
-
-    pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
-        match self {
-            Component::Source(c) => c.on_timer(cx),
-            Component::Tcp(c) => c.on_timer(k, cx),
-            Component::Tfrc(c) => c.on_timer(k, cx),
-            Component::CellSource(c) => c.on_timer(k, cx),
-            Component::UdpRr(c) => c.on_timer(cx),
-            Component::Vcs(c) => c.on_timer(k, cx),
-            Component::Arrivals(c) => c.on_timer(cx),
-            Component::TfrcArrivals(c) => c.on_timer(cx),
-            Component::Shaper(c) => c.on_timer(cx),
-            Component::Vacant
-            | Component::Sink(_)
-            | Component::Exit(_)
-            | Component::Emulated(_) => {}
-        }
-    }
-
-    /// A PDU addressed to the component's agent `agent`.
-    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
-        match self {
-            Component::Sink(c) => c.on_pdu(p, cx),
-            Component::Tcp(c) => c.on_pdu(agent, p, cx),
-            Component::Tfrc(c) => c.on_pdu(agent, p, cx),
-            Component::CellSource(c) => c.on_pdu(agent, p, cx),
-            Component::UdpRr(c) => c.on_pdu(agent, p, cx),
-            Component::Vcs(c) => c.on_pdu(agent, p, cx),
-            Component::Exit(c) => c.on_pdu(p, cx),
-            Component::Emulated(c) => c.on_pdu(p, cx),
-            Component::Shaper(c) => c.on_pdu(p, cx),
-            Component::Vacant
-            | Component::Source(_)
-            | Component::Arrivals(_)
-            | Component::TfrcArrivals(_) => {}
-        }
-    }
-
-    /// Its keys in the run summary.
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
-        match self {
-            Component::Source(c) => c.summarise(s, view),
-            Component::Sink(c) => c.summarise(s, view),
-            Component::Tcp(c) => c.summarise(s, view),
-            Component::Tfrc(c) => c.summarise(s, view.now),
-            Component::CellSource(c) => c.summarise(s, view),
-            Component::UdpRr(c) => c.summarise(s, view),
-            Component::Vcs(c) => c.summarise(s, view),
-            Component::Arrivals(c) => c.summarise(s, view),
-            Component::TfrcArrivals(c) => c.summarise(s, view),
-            Component::Shaper(c) => c.summarise(s, view.now),
-            Component::Emulated(c) => c.summarise(s, view),
-            Component::Vacant | Component::Exit(_) => {}
-        }
-    }
-
-    /// The value of probe metric `metric` (an index into the kind's metric
-    /// list) now; `dt` is the sampling interval.
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
-        match self {
-            Component::Source(c) => c.sample(metric, mem, dt),
-            Component::Sink(c) => c.sample(metric, mem, dt),
-            Component::Tcp(c) => c.sample(metric, mem, dt, view),
-            Component::Tfrc(c) => c.sample(metric, mem, dt),
-            Component::Emulated(c) => c.sample(metric, mem, dt, view),
-            _ => f64::NAN,
-        }
-    }
-
-    /// Series it has only at the end of the run (a class's start-up
-    /// profile): (name, x, values).
-    pub fn end_series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
-        match self {
-            Component::TfrcArrivals(c) => c.series(view),
-            Component::Tfrc(c) => c.series(),
-            _ => Vec::new(),
+            Component::Vacant(c) => c,
+            Component::Source(c) => &mut **c,
+            Component::Sink(c) => &mut **c,
+            Component::Tcp(c) => &mut **c,
+            Component::Tfrc(c) => &mut **c,
+            Component::UdpRr(c) => &mut **c,
+            Component::Vcs(c) => &mut **c,
+            Component::Shaper(c) => &mut **c,
+            Component::Arrivals(c) => &mut **c,
+            Component::TfrcArrivals(c) => &mut **c,
+            Component::CellSource(c) => &mut **c,
+            Component::Exit(c) => &mut **c,
+            Component::Emulated(c) => &mut **c,
         }
     }
 
     /// The component that `Spawn` request `s` of this one (id `me`) asks
-    /// for, starting at `now`.
+    /// for, starting at `now`: a class of arrivals and the flows it makes.
     pub fn spawned(&self, me: u32, now: Time, s: Spawn) -> Component {
         match (self, s) {
             (Component::Arrivals(a), Spawn::TcpFlow { bytes, flow }) => {
@@ -252,26 +223,6 @@ impl Component {
                 flow,
             ))),
             _ => unreachable!("only a class of flow arrivals spawns components"),
-        }
-    }
-
-    /// PDUs the component took and can account for neither as passed on,
-    /// lost, nor held: zero, unless a model loses data without counting it.
-    /// Only attachments that carry other components' PDUs (VCs) take any.
-    pub fn unaccounted(&self) -> i64 {
-        match self {
-            Component::Vcs(c) => c.packets_unaccounted(),
-            Component::Shaper(c) => c.packets_unaccounted(),
-            _ => 0,
-        }
-    }
-
-    /// The class of flows a component created during the run belongs to.
-    pub fn parent(&self) -> Option<u32> {
-        match self {
-            Component::Tcp(c) => c.class,
-            Component::Tfrc(c) => c.class,
-            _ => None,
         }
     }
 

@@ -6,10 +6,11 @@
 //! at an exit (`add_exit`, `take_exited`). A driven world does not end when
 //! its network falls idle; it waits for the next injection.
 
-use super::component::{Component, Ctx};
+use super::component::{Component, Ctx, Model, View};
 use super::{StopReason, World};
 use crate::engine::Time;
 use crate::net::{AgentAddr, Pdu};
+use crate::scenario::summary::Summary;
 
 /// Where PDUs leave the model: an agent at a node that keeps what reaches
 /// it, with the time it arrived, until the driver takes it.
@@ -18,9 +19,29 @@ pub struct Exit {
     left: Vec<(Time, Pdu)>,
 }
 
-impl Exit {
-    pub fn on_pdu(&mut self, p: &Pdu, cx: &mut Ctx<'_>) {
+impl Model for Exit {
+    fn agents(&self) -> usize {
+        1
+    }
+
+    fn timers(&self) -> usize {
+        0
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        Time::NEVER
+    }
+
+    fn on_timer(&mut self, _k: usize, _cx: &mut Ctx<'_>) {
+        // No timers.
+    }
+
+    fn on_pdu(&mut self, _agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         self.left.push((cx.now, *p));
+    }
+
+    fn summarise(&self, _s: &mut Summary, _view: &View<'_>) {
+        // The run summary says how the run ended.
     }
 }
 

@@ -19,7 +19,7 @@
 //! `emulate.NAME.rate_control.queued_packets`, not `in_flight`.
 
 use super::build::{at, Builder};
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use super::probes::ProbeMemory;
 use super::shaper::RateControlDesc;
 use super::World;
@@ -74,12 +74,30 @@ pub struct HostHandle {
 impl EmulatedHost {
     pub const METRICS: &'static [&'static str] =
         &["sent_bps", "delivered_bps", "received_bps", "delay_mean_s"];
+}
 
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
+impl Model for EmulatedHost {
+    fn agents(&self) -> usize {
+        1
+    }
+
+    fn timers(&self) -> usize {
+        0
+    }
+
+    fn attach(&mut self, agents: &[AgentAddr]) {
         self.agent = agents[0];
     }
 
-    pub fn on_pdu(&mut self, p: &Pdu, cx: &mut Ctx<'_>) {
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        Time::NEVER
+    }
+
+    fn on_timer(&mut self, _k: usize, _cx: &mut Ctx<'_>) {
+        // Real time drives it, not the scheduler.
+    }
+
+    fn on_pdu(&mut self, _agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         self.received_packets += 1;
         self.received_bytes += u64::from(p.bytes);
         // The sender's flow books the delivery and its one-way delay.
@@ -90,7 +108,7 @@ impl EmulatedHost {
         self.arrived.push((cx.now, *p));
     }
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let f = &view.flows[self.flow as usize];
         let p = format!("emulate.{}.", self.name);
         let secs = view.now.as_secs_f64();
@@ -127,7 +145,7 @@ impl EmulatedHost {
         put(s, p + "received_bytes", self.received_bytes);
     }
 
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
         let f = &view.flows[self.flow as usize];
         match Self::METRICS[metric] {
             "sent_bps" => mem.per_interval(self.sent_bytes as f64 * 8.0, dt),

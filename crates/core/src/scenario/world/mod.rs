@@ -41,7 +41,7 @@ use crate::net::iface::{Outbox, Via};
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::queue::Verdict;
 use crate::net::{AgentAddr, Link, Next, Node, Pdu};
-use component::{Component, Ctx, Spawn, View};
+use component::{Component, Ctx, Series, Spawn, Vacant, View};
 use ports::PortKind;
 use probes::Probe;
 use std::collections::VecDeque;
@@ -268,7 +268,7 @@ impl World {
         match self.owners[slot as usize] {
             Owner::Link(l) => self.on_link(l as usize),
             Owner::Port(l) => self.on_port_timer(l as usize),
-            Owner::Comp(c, k) => self.call(c, |comp, cx| comp.on_timer(k as usize, cx)),
+            Owner::Comp(c, k) => self.call(c, |comp, cx| comp.model_mut().on_timer(k as usize, cx)),
             Owner::Sampler => self.on_sample(),
             Owner::DvbRcs(i) => self.on_dvb_rcs(i as usize),
             Owner::Free => {}
@@ -367,7 +367,8 @@ impl World {
         let finished = cx.finished;
         let reg = &self.regs[id as usize];
         for k in 0..reg.n_slots as usize {
-            self.sched.update(reg.slots[k], comp.wakeup(k, self.now));
+            self.sched
+                .update(reg.slots[k], comp.model().wakeup(k, self.now));
         }
         self.send_from(mark);
         if !self.spawn.is_empty() {
@@ -518,7 +519,9 @@ impl World {
             self.flows[p.flow as usize].dropped += 1;
             return false;
         }
-        self.call(a.comp, |comp, cx| comp.on_pdu(a.port as usize, p, cx));
+        self.call(a.comp, |comp, cx| {
+            comp.model_mut().on_pdu(a.port as usize, p, cx)
+        });
         true
     }
 
@@ -575,12 +578,12 @@ impl World {
         let id = match self.free_comps.pop() {
             Some(id) => id,
             None => {
-                self.comps.push(Component::Vacant);
+                self.comps.push(Component::Vacant(Vacant));
                 self.regs.push(Registration::default());
                 self.comps.len() as u32 - 1
             }
         };
-        let (n_agents, n_timers) = (comp.agents(), comp.timers());
+        let (n_agents, n_timers) = (comp.model().agents(), comp.model().timers());
         assert!(n_agents <= MAX_AGENTS && n_timers <= MAX_TIMERS);
         let mut reg = Registration {
             n_slots: n_timers as u8,
@@ -595,7 +598,7 @@ impl World {
         for k in 0..n_timers {
             reg.slots[k] = self.alloc_slot(Owner::Comp(id, k as u8));
         }
-        comp.attach(&addrs[..n_agents]);
+        comp.model_mut().attach(&addrs[..n_agents]);
         self.comps[id as usize] = comp;
         self.regs[id as usize] = reg;
         id
@@ -617,7 +620,7 @@ impl World {
     fn start(&mut self, id: u32) {
         let reg = self.regs[id as usize];
         for k in 0..reg.n_slots as usize {
-            let t = self.comps[id as usize].wakeup(k, self.now);
+            let t = self.comps[id as usize].model().wakeup(k, self.now);
             self.sched.schedule(reg.slots[k], t);
         }
     }
@@ -637,7 +640,7 @@ impl World {
     /// discarded on arrival), and its parent (a class of flows) takes what
     /// it needs of it for its summary.
     fn release(&mut self, id: u32) {
-        let comp = std::mem::replace(&mut self.comps[id as usize], Component::Vacant);
+        let comp = std::mem::replace(&mut self.comps[id as usize], Component::Vacant(Vacant));
         let reg = std::mem::take(&mut self.regs[id as usize]);
         for &s in &reg.slots[..reg.n_slots as usize] {
             self.sched.cancel(s);
@@ -650,14 +653,14 @@ impl World {
             self.free_agents.push_back(a);
         }
         self.free_comps.push(id);
-        if let Some(parent) = comp.parent() {
+        if let Some(parent) = comp.model().parent() {
             self.comps[parent as usize].on_child_released(comp, self.now);
         }
     }
 
     /// Series the components have only at the end of the run (a class's
     /// start-up profile), after the probes': (name, x, values).
-    pub fn end_series(&self) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    pub fn end_series(&self) -> Vec<Series> {
         let in_flight = self.in_flight_per_flow();
         let view = View {
             now: self.now,
@@ -667,7 +670,7 @@ impl World {
         };
         self.comps
             .iter()
-            .flat_map(|c| c.end_series(&view))
+            .flat_map(|c| c.model().end_series(&view))
             .collect()
     }
 

@@ -1,6 +1,7 @@
-//! The ports that may sit at a link's input (`net::port`), one enum arm per
-//! kind: how each is built from its link's entry, its summary keys (under
-//! the link's) and its probe metrics (after the link's own).
+//! The ports that may sit at a link's input (`net::port`): how each is
+//! built from its link's entry, its summary keys (under the link's) and its
+//! probe metrics (after the link's own), as one `LinkPort` impl per kind and
+//! one dispatch point (`PortKind::port`).
 
 use super::links::LinkDesc;
 use crate::atm::cell::CELL_BITS;
@@ -13,6 +14,18 @@ use crate::net::port::{Admit, Port, PortChain, PortCx};
 use crate::net::Pdu;
 use crate::satmac::qs_agent::QsPort;
 use crate::scenario::summary::{num, put, Summary};
+
+/// What a port is to its link beyond the `Port` hook: its keys in the run
+/// summary and its probe metrics. Each kind implements it here, where the
+/// summary's names live, so that the models in `atm/`, `net/` and `satmac/`
+/// stay free of them.
+pub trait LinkPort: Port {
+    /// Its keys, under its link's prefix `p` (`links.NAME.`).
+    fn summarise(&self, s: &mut Summary, p: &str);
+    /// Port metric `metric` (an index into `PortKind::METRICS`); NaN for a
+    /// metric another kind of port has.
+    fn sample(&self, metric: usize) -> f64;
+}
 
 pub enum PortKind {
     /// ERICA+ explicit-rate allocation at an ATM switch output port.
@@ -33,7 +46,7 @@ pub enum PortKind {
     /// A port written in a test, given to the world with `set_port`; test
     /// builds only, so that the ports of a run dispatch without it.
     #[cfg(test)]
-    Test(Box<dyn Port + Send + Sync>),
+    Test(Box<TestPort>),
 }
 
 impl PortKind {
@@ -47,6 +60,35 @@ impl PortKind {
         "qs_free_bps",
         "filtered_input_rate",
     ];
+
+    /// The one dispatch point: the kind's port.
+    #[inline]
+    pub fn port(&self) -> &dyn LinkPort {
+        match self {
+            PortKind::Erica(e) => &**e,
+            PortKind::ExplicitRate(e) => &**e,
+            PortKind::QsAgent(q) => &**q,
+            PortKind::Upc(u) => &**u,
+            PortKind::Detector(d) => &**d,
+            PortKind::Chain(c) => &**c,
+            #[cfg(test)]
+            PortKind::Test(p) => &**p,
+        }
+    }
+
+    #[inline]
+    pub fn port_mut(&mut self) -> &mut dyn LinkPort {
+        match self {
+            PortKind::Erica(e) => &mut **e,
+            PortKind::ExplicitRate(e) => &mut **e,
+            PortKind::QsAgent(q) => &mut **q,
+            PortKind::Upc(u) => &mut **u,
+            PortKind::Detector(d) => &mut **d,
+            PortKind::Chain(c) => &mut **c,
+            #[cfg(test)]
+            PortKind::Test(p) => &mut **p,
+        }
+    }
 
     /// The port a link entry configures, if any.
     pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, String> {
@@ -84,108 +126,178 @@ impl PortKind {
         )))))
     }
 
-    /// Its keys, under its link's prefix `p` (`links.NAME.`).
     pub fn summarise(&self, s: &mut Summary, p: &str) {
-        match self {
-            PortKind::Erica(e) => {
-                put(s, format!("{p}erica.intervals"), e.intervals());
-                put(s, format!("{p}erica.n_active"), e.n_active());
-                put(s, format!("{p}erica.load_factor"), num(e.load_factor()));
-                put(
-                    s,
-                    format!("{p}erica.fair_share_bps"),
-                    num(e.fair_share() * CELL_BITS),
-                );
-                put(
-                    s,
-                    format!("{p}erica.abr_capacity_bps"),
-                    num(e.abr_capacity() * CELL_BITS),
-                );
-            }
-            PortKind::ExplicitRate(e) => {
-                put(s, format!("{p}explicit_rate.intervals"), e.intervals);
-                put(s, format!("{p}explicit_rate.sources"), e.sources() as u64);
-                put(
-                    s,
-                    format!("{p}explicit_rate.instcap_bps"),
-                    num(e.instcap_bps()),
-                );
-            }
-            PortKind::QsAgent(q) => {
-                let a = &q.agent;
-                put(s, format!("{p}quick_start.requests"), a.requests);
-                put(s, format!("{p}quick_start.approvals"), a.approvals());
-                put(s, format!("{p}quick_start.refusals"), a.refusals());
-                put(s, format!("{p}quick_start.held"), a.held);
-                put(s, format!("{p}quick_start.held_behind"), q.held_behind);
-                put(s, format!("{p}quick_start.free_bps"), num(a.free_bps()));
-            }
-            PortKind::Upc(u) => summarise_upc(u, s, p),
-            PortKind::Detector(d) => {
-                let st = &d.detector.stats;
-                put(s, format!("{p}congestion.intervals"), st.intervals);
-                put(
-                    s,
-                    format!("{p}congestion.congested_intervals"),
-                    st.congested_intervals,
-                );
-                put(
-                    s,
-                    format!("{p}congestion.rate_notices"),
-                    st.input_rate_notices,
-                );
-                put(
-                    s,
-                    format!("{p}congestion.discard_notices"),
-                    st.discard_notices,
-                );
-                let f = d.detector.filtered_total();
-                put(s, format!("{p}congestion.filtered_input_rate"), num(f));
-            }
-            PortKind::Chain(c) => {
-                for stage in &c.stages {
-                    stage.summarise(s, p);
-                }
-            }
-            #[cfg(test)]
-            PortKind::Test(_) => {}
+        self.port().summarise(s, p);
+    }
+
+    pub fn sample(&self, metric: usize) -> f64 {
+        self.port().sample(metric)
+    }
+}
+
+impl LinkPort for EricaPlus {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        put(s, format!("{p}erica.intervals"), self.intervals());
+        put(s, format!("{p}erica.n_active"), self.n_active());
+        put(s, format!("{p}erica.load_factor"), num(self.load_factor()));
+        put(
+            s,
+            format!("{p}erica.fair_share_bps"),
+            num(self.fair_share() * CELL_BITS),
+        );
+        put(
+            s,
+            format!("{p}erica.abr_capacity_bps"),
+            num(self.abr_capacity() * CELL_BITS),
+        );
+    }
+
+    fn sample(&self, metric: usize) -> f64 {
+        match PortKind::METRICS[metric] {
+            "erica_fair_share_bps" => self.fair_share() * CELL_BITS,
+            "erica_abr_capacity_bps" => self.abr_capacity() * CELL_BITS,
+            "erica_load_factor" => self.load_factor(),
+            _ => f64::NAN,
+        }
+    }
+}
+
+impl LinkPort for ExplicitRatePort {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        put(s, format!("{p}explicit_rate.intervals"), self.intervals);
+        put(
+            s,
+            format!("{p}explicit_rate.sources"),
+            self.sources() as u64,
+        );
+        put(
+            s,
+            format!("{p}explicit_rate.instcap_bps"),
+            num(self.instcap_bps()),
+        );
+    }
+
+    fn sample(&self, metric: usize) -> f64 {
+        match PortKind::METRICS[metric] {
+            "instcap_bps" => self.instcap_bps(),
+            // The first source's (the one a single-session run has).
+            "fed_back_bps" => self.fed_back_bps.first().copied().unwrap_or(f64::NAN),
+            _ => f64::NAN,
+        }
+    }
+}
+
+impl LinkPort for QsPort {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        let a = &self.agent;
+        put(s, format!("{p}quick_start.requests"), a.requests);
+        put(s, format!("{p}quick_start.approvals"), a.approvals());
+        put(s, format!("{p}quick_start.refusals"), a.refusals());
+        put(s, format!("{p}quick_start.held"), a.held);
+        put(s, format!("{p}quick_start.held_behind"), self.held_behind);
+        put(s, format!("{p}quick_start.free_bps"), num(a.free_bps()));
+    }
+
+    fn sample(&self, metric: usize) -> f64 {
+        match PortKind::METRICS[metric] {
+            "qs_free_bps" => self.agent.free_bps(),
+            _ => f64::NAN,
+        }
+    }
+}
+
+impl LinkPort for UsageParameterControl {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        summarise_upc(self, s, p);
+    }
+
+    fn sample(&self, _metric: usize) -> f64 {
+        // The policers have no probe metric of their own.
+        f64::NAN
+    }
+}
+
+impl LinkPort for DetectorPort {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        let st = &self.detector.stats;
+        put(s, format!("{p}congestion.intervals"), st.intervals);
+        put(
+            s,
+            format!("{p}congestion.congested_intervals"),
+            st.congested_intervals,
+        );
+        put(
+            s,
+            format!("{p}congestion.rate_notices"),
+            st.input_rate_notices,
+        );
+        put(
+            s,
+            format!("{p}congestion.discard_notices"),
+            st.discard_notices,
+        );
+        let f = self.detector.filtered_total();
+        put(s, format!("{p}congestion.filtered_input_rate"), num(f));
+    }
+
+    fn sample(&self, metric: usize) -> f64 {
+        match PortKind::METRICS[metric] {
+            "filtered_input_rate" => self.detector.filtered_total(),
+            _ => f64::NAN,
+        }
+    }
+}
+
+impl LinkPort for PortChain<PortKind> {
+    fn summarise(&self, s: &mut Summary, p: &str) {
+        for stage in &self.stages {
+            stage.summarise(s, p);
         }
     }
 
-    /// Port metric `metric` (an index into `METRICS`); NaN for a metric
-    /// another kind of port has.
-    pub fn sample(&self, metric: usize) -> f64 {
-        match self {
-            PortKind::Erica(e) => match PortKind::METRICS[metric] {
-                "erica_fair_share_bps" => e.fair_share() * CELL_BITS,
-                "erica_abr_capacity_bps" => e.abr_capacity() * CELL_BITS,
-                "erica_load_factor" => e.load_factor(),
-                _ => f64::NAN,
-            },
-            PortKind::ExplicitRate(e) => match PortKind::METRICS[metric] {
-                "instcap_bps" => e.instcap_bps(),
-                // The first source's (the one a single-session run has).
-                "fed_back_bps" => e.fed_back_bps.first().copied().unwrap_or(f64::NAN),
-                _ => f64::NAN,
-            },
-            PortKind::QsAgent(q) => match PortKind::METRICS[metric] {
-                "qs_free_bps" => q.agent.free_bps(),
-                _ => f64::NAN,
-            },
-            PortKind::Detector(d) => match PortKind::METRICS[metric] {
-                "filtered_input_rate" => d.detector.filtered_total(),
-                _ => f64::NAN,
-            },
-            PortKind::Upc(_) => f64::NAN,
-            PortKind::Chain(c) => c
-                .stages
-                .iter()
-                .map(|st| st.sample(metric))
-                .find(|v| !v.is_nan())
-                .unwrap_or(f64::NAN),
-            #[cfg(test)]
-            PortKind::Test(_) => f64::NAN,
-        }
+    /// The first stage that has the metric.
+    fn sample(&self, metric: usize) -> f64 {
+        self.stages
+            .iter()
+            .map(|st| st.sample(metric))
+            .find(|v| !v.is_nan())
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// A port written in a test, with no keys or metrics of its own.
+#[cfg(test)]
+pub struct TestPort(pub Box<dyn Port + Send + Sync>);
+
+#[cfg(test)]
+impl Port for TestPort {
+    fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
+        self.0.ingress(cx, pdu)
+    }
+
+    fn backward(&mut self, now: Time, pdu: &mut Pdu) {
+        self.0.backward(now, pdu)
+    }
+
+    fn poll_at(&self) -> Time {
+        self.0.poll_at()
+    }
+
+    fn poll(&mut self, cx: &mut PortCx<'_>) {
+        self.0.poll(cx)
+    }
+
+    fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
+        self.0.for_each_held(f)
+    }
+}
+
+#[cfg(test)]
+impl LinkPort for TestPort {
+    fn summarise(&self, _s: &mut Summary, _p: &str) {}
+
+    fn sample(&self, _metric: usize) -> f64 {
+        f64::NAN
     }
 }
 
@@ -238,68 +350,23 @@ pub fn police(port: &mut Option<PortKind>, flow: u32, contract: &Contract) {
 
 impl Port for PortKind {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
-        match self {
-            PortKind::Erica(e) => e.ingress(cx, pdu),
-            PortKind::ExplicitRate(e) => e.ingress(cx, pdu),
-            PortKind::QsAgent(q) => q.ingress(cx, pdu),
-            PortKind::Upc(u) => u.ingress(cx, pdu),
-            PortKind::Detector(d) => d.ingress(cx, pdu),
-            PortKind::Chain(c) => c.ingress(cx, pdu),
-            #[cfg(test)]
-            PortKind::Test(p) => p.ingress(cx, pdu),
-        }
+        self.port_mut().ingress(cx, pdu)
     }
 
     fn backward(&mut self, now: Time, pdu: &mut Pdu) {
-        match self {
-            PortKind::Erica(e) => e.backward(now, pdu),
-            PortKind::ExplicitRate(e) => e.backward(now, pdu),
-            PortKind::QsAgent(q) => q.backward(now, pdu),
-            PortKind::Upc(u) => u.backward(now, pdu),
-            PortKind::Detector(d) => d.backward(now, pdu),
-            PortKind::Chain(c) => c.backward(now, pdu),
-            #[cfg(test)]
-            PortKind::Test(p) => p.backward(now, pdu),
-        }
+        self.port_mut().backward(now, pdu)
     }
 
     fn poll_at(&self) -> Time {
-        match self {
-            PortKind::Erica(e) => e.poll_at(),
-            PortKind::ExplicitRate(e) => e.poll_at(),
-            PortKind::QsAgent(q) => q.poll_at(),
-            PortKind::Upc(u) => u.poll_at(),
-            PortKind::Detector(d) => d.poll_at(),
-            PortKind::Chain(c) => c.poll_at(),
-            #[cfg(test)]
-            PortKind::Test(p) => p.poll_at(),
-        }
+        self.port().poll_at()
     }
 
     fn poll(&mut self, cx: &mut PortCx<'_>) {
-        match self {
-            PortKind::Erica(e) => e.poll(cx),
-            PortKind::ExplicitRate(e) => e.poll(cx),
-            PortKind::QsAgent(q) => q.poll(cx),
-            PortKind::Upc(u) => u.poll(cx),
-            PortKind::Detector(d) => d.poll(cx),
-            PortKind::Chain(c) => c.poll(cx),
-            #[cfg(test)]
-            PortKind::Test(p) => p.poll(cx),
-        }
+        self.port_mut().poll(cx)
     }
 
     fn for_each_held(&self, f: &mut dyn FnMut(&Pdu)) {
-        match self {
-            PortKind::Erica(e) => e.for_each_held(f),
-            PortKind::ExplicitRate(e) => e.for_each_held(f),
-            PortKind::QsAgent(q) => q.for_each_held(f),
-            PortKind::Upc(u) => u.for_each_held(f),
-            PortKind::Detector(d) => d.for_each_held(f),
-            PortKind::Chain(c) => c.for_each_held(f),
-            #[cfg(test)]
-            PortKind::Test(p) => p.for_each_held(f),
-        }
+        self.port().for_each_held(f)
     }
 }
 
@@ -320,7 +387,7 @@ mod tests {
     fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
         w.net.port_slots[l] = w.alloc_slot(Owner::Port(l as u32));
         let t = port.poll_at();
-        w.net.ports[l] = Some(PortKind::Test(port));
+        w.net.ports[l] = Some(PortKind::Test(Box::new(TestPort(port))));
         w.sched.schedule(w.net.port_slots[l], t);
     }
 

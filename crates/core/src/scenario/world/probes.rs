@@ -123,7 +123,9 @@ pub fn measure(w: &mut World, k: usize, dt: f64) -> f64 {
                 flows: &w.flows,
                 in_flight: &[],
             };
-            w.comps[c as usize].sample(metric, &mut mem, dt, &view)
+            w.comps[c as usize]
+                .model()
+                .sample(metric, &mut mem, dt, &view)
         }
     };
     w.probes[k].memory = mem;

@@ -5,7 +5,7 @@
 //! departure; its keys go under its connection's (`tcp.NAME.rate_control.`).
 
 use super::build::{checked, Builder};
-use super::component::{Component, Ctx};
+use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
 use crate::engine::{Duration, Time};
 use crate::net::explicit_rate::Source;
@@ -72,19 +72,29 @@ impl ShaperComp {
             last_feedback: None,
         }
     }
+}
 
-    pub fn wakeup(&self) -> Time {
+impl Model for ShaperComp {
+    fn agents(&self) -> usize {
+        ShaperComp::AGENTS
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
         self.shaper.next_departure()
     }
 
-    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
         while let Some(p) = self.shaper.depart(cx.now) {
             cx.out.route(self.node, p);
         }
     }
 
     /// A packet of the host's transport, or the feedback.
-    pub fn on_pdu(&mut self, p: &Pdu, cx: &mut Ctx<'_>) {
+    fn on_pdu(&mut self, _agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         match p.header {
             Header::Rate { rate_bps } => {
                 self.shaper.set_rate(cx.now, rate_bps);
@@ -98,12 +108,8 @@ impl ShaperComp {
         }
     }
 
-    /// Packets taken and neither sent on nor held: zero.
-    pub fn packets_unaccounted(&self) -> i64 {
-        self.taken as i64 - (self.shaper.stats.packets + self.shaper.len() as u64) as i64
-    }
-
-    pub fn summarise(&self, s: &mut Summary, now: Time) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+        let now = view.now;
         let key = |k: &str| format!("{}rate_control.{k}", self.prefix);
         let st = &self.shaper.stats;
         put(s, key("packets"), st.packets);
@@ -123,6 +129,11 @@ impl ShaperComp {
             key("feedback_age_s"),
             num(age.map_or(f64::NAN, Duration::as_secs_f64)),
         );
+    }
+
+    /// Packets taken and neither sent on nor held: zero.
+    fn unaccounted(&self) -> i64 {
+        self.taken as i64 - (self.shaper.stats.packets + self.shaper.len() as u64) as i64
     }
 }
 

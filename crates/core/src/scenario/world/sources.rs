@@ -4,7 +4,7 @@
 //! (`sinks.NAME.*`), and their probe metrics.
 
 use super::build::{at, checked, Builder};
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use super::probes::ProbeMemory;
 use crate::apps::mpeg2::{Mpeg2, Mpeg2Config};
 use crate::apps::onoff::{OnOff, Periods};
@@ -181,19 +181,33 @@ pub struct SourceComp {
 
 impl SourceComp {
     pub const METRICS: &'static [&'static str] = &["sent_packets", "rate_bps"];
+}
 
-    pub fn wakeup(&self) -> Time {
+impl Model for SourceComp {
+    fn agents(&self) -> usize {
+        0
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
         self.source.poll_at()
     }
 
-    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
         if let Some(p) = self.source.poll(cx.now) {
             cx.out.route(p.src_node, p);
         }
     }
 
+    fn on_pdu(&mut self, _agent: usize, _p: &Pdu, _cx: &mut Ctx<'_>) {
+        // A source has no agent: nothing is addressed to it.
+    }
+
     /// `flows.NAME.*`: what the network did to this source's packets.
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let e = self.source.emitter();
         let i = e.flow as usize;
         let f = &view.flows[i];
@@ -234,7 +248,7 @@ impl SourceComp {
         put(s, p + "jitter_p99_s", num((d.quantile(0.99) - min) * PS));
     }
 
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, _view: &View<'_>) -> f64 {
         let e = self.source.emitter();
         match Self::METRICS[metric] {
             "sent_packets" => e.sent_packets as f64,
@@ -253,12 +267,30 @@ pub struct SinkComp {
 impl SinkComp {
     pub const METRICS: &'static [&'static str] =
         &["throughput_bps", "received_packets", "delay_mean_s"];
+}
 
-    pub fn on_pdu(&mut self, p: &Pdu, cx: &mut Ctx<'_>) {
+impl Model for SinkComp {
+    fn agents(&self) -> usize {
+        1
+    }
+
+    fn timers(&self) -> usize {
+        0
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        Time::NEVER
+    }
+
+    fn on_timer(&mut self, _k: usize, _cx: &mut Ctx<'_>) {
+        // No timers.
+    }
+
+    fn on_pdu(&mut self, _agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         self.sink.deliver(cx.now, p, &mut cx.flows[p.flow as usize]);
     }
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let sk = &self.sink;
         let p = format!("sinks.{}.", self.name);
         put(s, p.clone() + "received_packets", sk.received_packets);
@@ -270,7 +302,7 @@ impl SinkComp {
         );
     }
 
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, _view: &View<'_>) -> f64 {
         let sk = &self.sink;
         match Self::METRICS[metric] {
             "throughput_bps" => mem.per_interval(sk.received_bytes as f64 * 8.0, dt),

@@ -6,7 +6,7 @@
 
 use super::atm::{AbrDesc, UbrDesc, VcEndpoints, VcPair};
 use super::build::{at, checked, direct, Builder};
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use super::netpipe;
 use super::probes::ProbeMemory;
 use super::shaper::RateControlDesc;
@@ -141,26 +141,6 @@ impl TcpConn {
         }
     }
 
-    /// Agent 0 is the client socket, agent 1 the server socket.
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
-        self.sockets[0].endpoint.peer_agent = agents[1];
-        self.sockets[1].endpoint.peer_agent = agents[0];
-    }
-
-    pub fn wakeup(&self, side: usize) -> Time {
-        self.sockets[side].poll_at()
-    }
-
-    pub fn on_timer(&mut self, side: usize, cx: &mut Ctx<'_>) {
-        self.sockets[side].poll(cx.now, &mut self.outs[side]);
-        self.service(cx);
-    }
-
-    pub fn on_pdu(&mut self, side: usize, p: &Pdu, cx: &mut Ctx<'_>) {
-        self.sockets[side].on_segment(cx.now, p, &mut self.outs[side]);
-        self.service(cx);
-    }
-
     /// After any event: the application reacts, both sockets send what
     /// they may, through their hosts' interfaces.
     fn service(&mut self, cx: &mut Ctx<'_>) {
@@ -190,8 +170,38 @@ impl TcpConn {
             _ => None,
         }
     }
+}
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+impl Model for TcpConn {
+    fn agents(&self) -> usize {
+        2
+    }
+
+    fn timers(&self) -> usize {
+        2
+    }
+
+    /// Agent 0 is the client socket, agent 1 the server socket.
+    fn attach(&mut self, agents: &[AgentAddr]) {
+        self.sockets[0].endpoint.peer_agent = agents[1];
+        self.sockets[1].endpoint.peer_agent = agents[0];
+    }
+
+    fn wakeup(&self, side: usize, _now: Time) -> Time {
+        self.sockets[side].poll_at()
+    }
+
+    fn on_timer(&mut self, side: usize, cx: &mut Ctx<'_>) {
+        self.sockets[side].poll(cx.now, &mut self.outs[side]);
+        self.service(cx);
+    }
+
+    fn on_pdu(&mut self, side: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+        self.sockets[side].on_segment(cx.now, p, &mut self.outs[side]);
+        self.service(cx);
+    }
+
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         if self.class.is_some() {
             return;
         }
@@ -248,7 +258,7 @@ impl TcpConn {
         put(s, key("transaction_time_max_s"), num(max));
     }
 
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, view: &View<'_>) -> f64 {
         let [client, server] = &self.sockets;
         match Self::METRICS[metric] {
             "cwnd_bytes" => client.cwnd() as f64,
@@ -265,6 +275,10 @@ impl TcpConn {
             "retransmissions" => client.stats.retransmissions as f64,
             _ => self.vc_pair(view).map_or(f64::NAN, |pair| pair.acr_bps(0)),
         }
+    }
+
+    fn parent(&self) -> Option<u32> {
+        self.class
     }
 }
 

@@ -11,7 +11,7 @@
 //! when something was lost on the way); the class keeps its figures.
 
 use super::build::{at, checked, direct, Builder};
-use super::component::{Component, Ctx};
+use super::component::{Component, Ctx, Model, Series, View};
 use super::probes::ProbeMemory;
 use crate::apps::dejitter::Dejitter;
 use crate::apps::media::{MediaConfig, MediaSource};
@@ -152,56 +152,6 @@ impl TfrcFlow {
         all_in || now >= self.last_send + self.linger
     }
 
-    /// Agent 0 is the sender (it gets the reports), agent 1 the receiver.
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
-        self.agents = [agents[0], agents[1]];
-    }
-
-    pub fn wakeup(&self, k: usize, now: Time) -> Time {
-        if k == RECEIVER {
-            return self.receiver.poll_at();
-        }
-        if self.class.is_some() && self.media.done() {
-            return self.last_send + self.linger;
-        }
-        let sender = self.sender.poll_at(self.media.waiting() > 0).max(now);
-        sender.min(self.media.poll_at())
-    }
-
-    pub fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
-        if k == SENDER {
-            self.service(cx);
-        } else if self.receiver.on_timer(cx.now) {
-            self.send_report(cx);
-        }
-        cx.finished = self.over(cx.now);
-    }
-
-    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
-        match (agent, &p.header) {
-            (0, Header::TfrcFeedback(fb)) => {
-                self.sender.on_feedback(cx.now, fb);
-                self.last_x_recv_bps = fb.x_recv * 8.0;
-                self.service(cx);
-            }
-            (1, Header::TfrcData(h)) => {
-                let (e2ed, _) = self.dejitter.on_packet(cx.now, p.created, h.sent);
-                if let Some(trace) = &mut self.trace {
-                    trace.push((p.created, e2ed, cx.now.since(h.sent)));
-                }
-                let age = p.created.since(self.start);
-                if age < self.startup_window {
-                    self.startup.push((age.ps(), e2ed.ps()));
-                }
-                if self.receiver.on_data(cx.now, p.seq, p.bytes, h) {
-                    self.send_report(cx);
-                }
-            }
-            _ => {}
-        }
-        cx.finished = self.over(cx.now);
-    }
-
     /// The encoder runs up to now; the sender sends what its rate allows.
     fn service(&mut self, cx: &mut Ctx<'_>) {
         let now = cx.now;
@@ -251,8 +201,69 @@ impl TfrcFlow {
         self.reports_sent += 1;
         self.ifaces[1].send(cx.out, p);
     }
+}
 
-    pub fn summarise(&self, s: &mut Summary, now: Time) {
+impl Model for TfrcFlow {
+    fn agents(&self) -> usize {
+        2
+    }
+
+    fn timers(&self) -> usize {
+        2
+    }
+
+    /// Agent 0 is the sender (it gets the reports), agent 1 the receiver.
+    fn attach(&mut self, agents: &[AgentAddr]) {
+        self.agents = [agents[0], agents[1]];
+    }
+
+    fn wakeup(&self, k: usize, now: Time) -> Time {
+        if k == RECEIVER {
+            return self.receiver.poll_at();
+        }
+        if self.class.is_some() && self.media.done() {
+            return self.last_send + self.linger;
+        }
+        let sender = self.sender.poll_at(self.media.waiting() > 0).max(now);
+        sender.min(self.media.poll_at())
+    }
+
+    fn on_timer(&mut self, k: usize, cx: &mut Ctx<'_>) {
+        if k == SENDER {
+            self.service(cx);
+        } else if self.receiver.on_timer(cx.now) {
+            self.send_report(cx);
+        }
+        cx.finished = self.over(cx.now);
+    }
+
+    fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+        match (agent, &p.header) {
+            (0, Header::TfrcFeedback(fb)) => {
+                self.sender.on_feedback(cx.now, fb);
+                self.last_x_recv_bps = fb.x_recv * 8.0;
+                self.service(cx);
+            }
+            (1, Header::TfrcData(h)) => {
+                let (e2ed, _) = self.dejitter.on_packet(cx.now, p.created, h.sent);
+                if let Some(trace) = &mut self.trace {
+                    trace.push((p.created, e2ed, cx.now.since(h.sent)));
+                }
+                let age = p.created.since(self.start);
+                if age < self.startup_window {
+                    self.startup.push((age.ps(), e2ed.ps()));
+                }
+                if self.receiver.on_data(cx.now, p.seq, p.bytes, h) {
+                    self.send_report(cx);
+                }
+            }
+            _ => {}
+        }
+        cx.finished = self.over(cx.now);
+    }
+
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+        let now = view.now;
         if self.class.is_some() {
             return;
         }
@@ -324,8 +335,22 @@ impl TfrcFlow {
         put(s, key("goodput_bps"), num(goodput));
     }
 
+    fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64, _view: &View<'_>) -> f64 {
+        match Self::METRICS[metric] {
+            "e2ed_s" => self.dejitter.last_e2ed_s,
+            "owd_s" => self.dejitter.last_owd_s,
+            "rate_bps" => self.sender.rate_bps(),
+            "x_recv_bps" => self.last_x_recv_bps,
+            "tx_buffer_packets" => self.media.waiting() as f64,
+            "rtt_s" => self.sender.rtt_s().unwrap_or(f64::NAN),
+            "p" => self.sender.p(),
+            "send_bps" => mem.per_interval(self.sender.stats().bytes as f64 * 8.0, dt),
+            _ => mem.per_interval(self.receiver.bytes() as f64 * 8.0, dt),
+        }
+    }
+
     /// The packet trace, if kept: E2ED and OWD against generation time.
-    pub fn series(&self) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    fn end_series(&self, _view: &View<'_>) -> Vec<Series> {
         let Some(trace) = &self.trace else {
             return Vec::new();
         };
@@ -338,18 +363,8 @@ impl TfrcFlow {
         ]
     }
 
-    pub fn sample(&self, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
-        match Self::METRICS[metric] {
-            "e2ed_s" => self.dejitter.last_e2ed_s,
-            "owd_s" => self.dejitter.last_owd_s,
-            "rate_bps" => self.sender.rate_bps(),
-            "x_recv_bps" => self.last_x_recv_bps,
-            "tx_buffer_packets" => self.media.waiting() as f64,
-            "rtt_s" => self.sender.rtt_s().unwrap_or(f64::NAN),
-            "p" => self.sender.p(),
-            "send_bps" => mem.per_interval(self.sender.stats().bytes as f64 * 8.0, dt),
-            _ => mem.per_interval(self.receiver.bytes() as f64 * 8.0, dt),
-        }
+    fn parent(&self) -> Option<u32> {
+        self.class
     }
 }
 

@@ -13,12 +13,13 @@
 //! window's distribution are end-of-run series.
 
 use super::build::{at, checked, direct, Builder};
-use super::component::{Component, Ctx, Spawn, View};
+use super::component::{Component, Ctx, Model, Series, Spawn, View};
 use super::flow_pool::FlowPool;
 use super::tfrc::{TfrcDesc, TfrcFlow};
 use crate::apps::media::MediaConfig;
 use crate::engine::stats::Histogram;
 use crate::engine::{Duration, RngStream, Time};
+use crate::net::Pdu;
 use crate::scenario::summary::{num, put, Summary, PS};
 use crate::scenario::BuildError;
 use crate::transport::tfrc::TfrcConfig;
@@ -230,37 +231,6 @@ impl TfrcArrivals {
         self.next >= self.stop || self.d.max_flows.is_some_and(|m| self.started >= m)
     }
 
-    pub fn wakeup(&self) -> Time {
-        if self.exhausted() {
-            Time::NEVER
-        } else {
-            self.next
-        }
-    }
-
-    /// A flow arrives: its two hosts and its duration are drawn, and the
-    /// world creates it now.
-    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
-        if self.exhausted() || cx.now < self.next {
-            return;
-        }
-        let n = self.hosts.len();
-        let src = self.rng.below(n as u64) as usize;
-        let dst = (src + 1 + self.rng.below(n as u64 - 1) as usize) % n;
-        let duration = self.d.duration.draw(&mut self.rng);
-        let flow = self.flows.take(cx.flows);
-        cx.spawn.push(Spawn::TfrcFlow {
-            src: src as u32,
-            dst: dst as u32,
-            duration,
-            flow,
-        });
-        self.started += 1;
-        self.active_max = self.active_max.max(self.started - self.ended);
-        let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
-        self.next = cx.now + Duration(gap);
-    }
-
     /// The flow a `Spawn::TfrcFlow` of this class (id `me`) asked for:
     /// between `ends` (indices into the class's hosts), over its own
     /// `flow` ids.
@@ -299,8 +269,53 @@ impl TfrcArrivals {
         }
         t
     }
+}
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+impl Model for TfrcArrivals {
+    fn agents(&self) -> usize {
+        0
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        if self.exhausted() {
+            Time::NEVER
+        } else {
+            self.next
+        }
+    }
+
+    /// A flow arrives: its two hosts and its duration are drawn, and the
+    /// world creates it now.
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
+        if self.exhausted() || cx.now < self.next {
+            return;
+        }
+        let n = self.hosts.len();
+        let src = self.rng.below(n as u64) as usize;
+        let dst = (src + 1 + self.rng.below(n as u64 - 1) as usize) % n;
+        let duration = self.d.duration.draw(&mut self.rng);
+        let flow = self.flows.take(cx.flows);
+        cx.spawn.push(Spawn::TfrcFlow {
+            src: src as u32,
+            dst: dst as u32,
+            duration,
+            flow,
+        });
+        self.started += 1;
+        self.active_max = self.active_max.max(self.started - self.ended);
+        let gap = (self.rng.exp(self.mean_gap_ps).round() as u64).max(1);
+        self.next = cx.now + Duration(gap);
+    }
+
+    fn on_pdu(&mut self, _agent: usize, _p: &Pdu, _cx: &mut Ctx<'_>) {
+        // A class of arrivals has no agent; its flows have theirs.
+    }
+
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let p = format!("tfrc_arrivals.{}.", self.name);
         let key = |k: &str| format!("{p}{k}");
         let t = self.tally_with_active(view);
@@ -351,7 +366,7 @@ impl TfrcArrivals {
     /// per bin of time since the flow started, x = the bin's middle) and
     /// the distribution of the window's E2EDs (x = delay, y = fraction at
     /// or below), all in seconds.
-    pub fn series(&self, view: &View<'_>) -> Vec<(String, Vec<f64>, Vec<f64>)> {
+    fn end_series(&self, view: &View<'_>) -> Vec<Series> {
         let t = self.tally_with_active(view);
         let p = format!("tfrc_arrivals.{}.", self.name);
         let step = self.d.step.as_secs_f64();

@@ -5,7 +5,7 @@
 
 use super::atm::UbrDesc;
 use super::build::{at, checked, direct, Builder};
-use super::component::{Component, Ctx, View};
+use super::component::{Component, Ctx, Model, View};
 use crate::apps::udp_rr::{UdpEnds, UdpRr, UdpRrConfig, UDP_IP_HEADER};
 use crate::engine::Time;
 use crate::net::{AgentAddr, Iface, Pdu};
@@ -42,24 +42,34 @@ impl UdpRrConn {
             ifaces,
         }
     }
+}
+
+impl Model for UdpRrConn {
+    fn agents(&self) -> usize {
+        2
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
 
     /// Agent 0 is the client, agent 1 the server.
-    pub fn attach(&mut self, agents: &[AgentAddr]) {
+    fn attach(&mut self, agents: &[AgentAddr]) {
         self.app.ends.client_agent = agents[0];
         self.app.ends.server_agent = agents[1];
     }
 
-    pub fn wakeup(&self, now: Time) -> Time {
+    fn wakeup(&self, _k: usize, now: Time) -> Time {
         self.app.poll_at().max(now)
     }
 
-    pub fn on_timer(&mut self, cx: &mut Ctx<'_>) {
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
         if let Some(p) = self.app.on_timer(cx.now) {
             self.ifaces[0].send(cx.out, p);
         }
     }
 
-    pub fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
+    fn on_pdu(&mut self, agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
         if agent == 1 {
             let response = self.app.on_request(cx.now, p);
             self.ifaces[1].send(cx.out, response);
@@ -68,7 +78,7 @@ impl UdpRrConn {
         }
     }
 
-    pub fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
         let app = &self.app;
         let p = format!("udp_rr.{}.", self.name);
         put(s, p.clone() + "transactions", app.completed);

@@ -132,6 +132,10 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    fn wants_rtt_samples(&self) -> bool {
+        self.hystart.as_ref().is_some_and(|h| h.active())
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if w.cwnd < w.ssthresh {
             slow_start(w, ack, self.abc_limit_segments, self.hystart.as_mut());

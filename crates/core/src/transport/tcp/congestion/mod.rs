@@ -61,9 +61,15 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, now: Time, w: &Window, flight: u64) -> u64;
     /// First retransmission timeout of a series: the ssthresh to set.
     fn on_timeout(&mut self, now: Time, w: &Window, flight: u64) -> u64;
+    /// Whether per-ACK RTT samples are wanted (HyStart++ needs them).
+    fn wants_rtt_samples(&self) -> bool {
+        false
+    }
 }
 
-/// One connection's controller, dispatched statically.
+/// One connection's controller: a new one is a variant here, its line in
+/// `new`, `inner` and `inner_mut`, and a `Kind` (as smoltcp's
+/// `AnyController`).
 #[derive(Clone, Debug)]
 pub enum Controller {
     Reno(Reno),
@@ -79,34 +85,36 @@ impl Controller {
         }
     }
 
-    /// Whether per-ACK RTT samples are wanted (HyStart++ needs them).
-    pub fn wants_rtt_samples(&self) -> bool {
-        let h = match self {
-            Controller::Reno(r) => &r.hystart,
-            Controller::Cubic(c) => &c.hystart,
-        };
-        h.as_ref().is_some_and(|h| h.active())
+    /// The one dispatch point.
+    #[inline]
+    pub fn inner(&self) -> &dyn CongestionControl {
+        match self {
+            Controller::Reno(c) => c,
+            Controller::Cubic(c) => c,
+        }
+    }
+
+    #[inline]
+    pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            Controller::Reno(c) => c,
+            Controller::Cubic(c) => c,
+        }
     }
 }
 
 impl CongestionControl for Controller {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        match self {
-            Controller::Reno(c) => c.on_ack(w, ack),
-            Controller::Cubic(c) => c.on_ack(w, ack),
-        }
+        self.inner_mut().on_ack(w, ack)
     }
     fn on_congestion(&mut self, now: Time, w: &Window, flight: u64) -> u64 {
-        match self {
-            Controller::Reno(c) => c.on_congestion(now, w, flight),
-            Controller::Cubic(c) => c.on_congestion(now, w, flight),
-        }
+        self.inner_mut().on_congestion(now, w, flight)
     }
     fn on_timeout(&mut self, now: Time, w: &Window, flight: u64) -> u64 {
-        match self {
-            Controller::Reno(c) => c.on_timeout(now, w, flight),
-            Controller::Cubic(c) => c.on_timeout(now, w, flight),
-        }
+        self.inner_mut().on_timeout(now, w, flight)
+    }
+    fn wants_rtt_samples(&self) -> bool {
+        self.inner().wants_rtt_samples()
     }
 }
 

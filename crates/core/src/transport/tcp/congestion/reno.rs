@@ -26,6 +26,10 @@ pub fn half_flight(flight: u64, mss: u64) -> u64 {
 }
 
 impl CongestionControl for Reno {
+    fn wants_rtt_samples(&self) -> bool {
+        self.hystart.as_ref().is_some_and(|h| h.active())
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         if w.cwnd < w.ssthresh {
             slow_start(w, ack, self.abc_limit_segments, self.hystart.as_mut());
