@@ -6,11 +6,19 @@ semaphores behind ("leaked semaphore") and no message. Inside
 `sigterm_as_interrupt()` SIGTERM raises `Terminated`, a KeyboardInterrupt,
 so the same clean-up runs as for Ctrl-C; the command line then exits 143
 (128 + SIGTERM) saying "terminated".
+
+A signal handler raises wherever the main thread happens to be, and that
+may be a destructor (pyarrow's writers close in `__del__`), where Python
+swallows the exception with an "Exception ignored in" traceback. So the
+signal is also remembered: the loops that wait for runs call
+`raise_if_terminated()`, and the context raises on leaving if the body
+never saw it; a swallowed `Terminated` prints nothing.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +27,15 @@ from typing import Any
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM while sigterm_as_interrupt() holds."""
+
+
+_received = threading.Event()
+
+
+def raise_if_terminated() -> None:
+    """Raises Terminated if a SIGTERM came whose exception was swallowed."""
+    if _received.is_set():
+        raise Terminated()
 
 
 @contextmanager
@@ -34,10 +51,22 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
     def terminated(signum: int, frame: Any) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _received.set()
         raise Terminated()
 
+    unraisable = sys.unraisablehook
+
+    def quiet(u: Any) -> None:
+        if not isinstance(u.exc_value, Terminated):
+            unraisable(u)
+
+    _received.clear()
     previous = signal.signal(signal.SIGTERM, terminated)
+    sys.unraisablehook = quiet
     try:
         yield
+        raise_if_terminated()
     finally:
+        sys.unraisablehook = unraisable
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        _received.clear()

@@ -40,7 +40,13 @@ from scipy import stats
 from satcc import fmt
 from satcc.build import build_id
 from satcc.console import table_console
-from satcc.executors import WORKERS_DIED_HINT, refuse_while_importing, worker_died
+from satcc.executors import (
+    WORKERS_DIED_HINT,
+    abandon_pool,
+    refuse_while_importing,
+    worker_died,
+)
+from satcc.signals import raise_if_terminated
 from satcc.studies.emulated_mode import Emulated, require_emulation
 
 CONFIDENCE = 0.95
@@ -444,6 +450,7 @@ def _execute_pool(
         }
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            raise_if_terminated()
             for future in done:
                 task = pending.pop(future)
                 try:
@@ -452,25 +459,10 @@ def _execute_pool(
                     raise _run_failed(specs[task.index], task, e) from e
                 advance()
     except BaseException:
-        _abandon_pool(executor)
+        abandon_pool(executor)
         raise
     executor.shutdown(wait=True)
     return results
-
-
-def _abandon_pool(executor: ProcessPoolExecutor) -> None:
-    """Stop a pool now: queued runs are cancelled, running ones killed.
-
-    shutdown(cancel_futures=True) alone would wait for the runs in progress,
-    which can take minutes; after Ctrl-C or a failed run nobody wants them.
-    """
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
 
 
 class _ProgressBar:
