@@ -163,6 +163,8 @@ class Executor(Protocol):
 
 
 def default_jobs() -> int:
+    """The CPUs this process may use, which in a container or under taskset
+    can be fewer than os.cpu_count()."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:

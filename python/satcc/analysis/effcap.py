@@ -1,10 +1,10 @@
 """Markov-renewal analysis of TCP over end-to-end ABR, and the effcap estimator.
 
-The abr-effcap paper (/work/shared/papers/tcp-end-to-end-abr_effcap.txt:
-"TCP over end-to-end ABR: a study of TCP performance with end-to-end rate
-control and stochastic available capacity") analyses one TCP connection
-(timeout recovery only, no fast retransmit) over a bottleneck whose capacity
-is a two-state Markov chain, in section 3:
+The abr-effcap paper (`../shared/papers/tcp-end-to-end-abr_effcap.txt`
+beside the repository: "TCP over end-to-end ABR: a study of TCP performance
+with end-to-end rate control and stochastic available capacity") analyses
+one TCP connection (timeout recovery only, no fast retransmit) over a
+bottleneck whose capacity is a two-state Markov chain, in section 3:
 
 - section 3.1, Fig. 4: a closed queueing network. A segmentation buffer at
   the source (infinite) served at the rate fed back from the bottleneck one

@@ -5,7 +5,7 @@ by the NetPIPE ping-pong benchmark, in the setting of
 
 - S. Yousef, C. Strange, "Experimental Investigation of the Effects of Delay
   and Error Rate on Throughput and Performance of ATM Satellite Links Serving
-  LAN Islands" (/work/shared/papers/netpipe-atm-satellite.txt), section 2 (the
+  LAN Islands" (`../shared/papers/netpipe-atm-satellite.txt`), section 2 (the
   buffer requirement BB, the throughput/window formula and its worked example)
   and section 3 (the line y = 0.0125 x at RTT = 600 ms);
 - NetPIPE (Snell, Mikler, Gustafson, "NetPIPE: A Network Protocol Independent

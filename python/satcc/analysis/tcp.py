@@ -14,7 +14,7 @@ References:
   Simple Model and its Empirical Validation", ACM SIGCOMM 1998 (eq. (31)/(32)
   for the full model, eq. (33) for the approximation).
 
-The formulas are restated in /work/shared/REFERENCE.md section 7.
+The formulas are restated in `../shared/REFERENCE.md` section 7.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ from satcc.console import table_console
 from satcc.executors import (
     WORKERS_DIED_HINT,
     abandon_pool,
+    default_jobs,
     refuse_while_importing,
     worker_died,
 )
@@ -231,14 +232,6 @@ class _Task:
 
 class RunFailed(RuntimeError):
     """One (run, seed) of a study raised; names which, keeps the cause."""
-
-
-def default_jobs() -> int:
-    # The CPUs this process may use, which in a container or under taskset
-    # can be fewer than os.cpu_count().
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def execute(

@@ -46,8 +46,9 @@ from satcc.analysis.tcp import (
     mathis_throughput,
     padhye_throughput,
 )
+from satcc.executors import default_jobs
 from satcc.studies import ns2
-from satcc.studies.framework import Reference, RunSpec, Study, default_jobs
+from satcc.studies.framework import Reference, RunSpec, Study
 from satcc.studies.ns2 import ACCESS_QUEUE_PACKETS, ACCESS_RATE_BPS, HEADER_BYTES, Case, Flow
 
 TOLERANCE = 0.05
