@@ -9,13 +9,13 @@ import math
 import pandas as pd
 import satcc
 from satcc import studies
-from satcc.studies import abr_effcap as study
-from satcc.studies import abr_effcap_figures as figures
+from satcc.studies.abr_effcap import STUDY, figures
+from satcc.studies.abr_effcap import model as study
 from satcc.studies.framework import reproduce
 
 
 def test_registered():
-    assert studies.get("abr-effcap") is study.STUDY
+    assert studies.get("abr-effcap") is STUDY
 
 
 def test_effcap_blocks_follow_section_6():
@@ -114,7 +114,7 @@ def test_claims_judge_hand_made_numbers():
 
 
 def test_quick_reproduction_draws_the_figures_and_prints_the_claims(tmp_path):
-    table = reproduce(study.STUDY, quick=True, out=tmp_path, progress=False, show=False)
+    table = reproduce(STUDY, quick=True, out=tmp_path, progress=False, show=False)
     assert len(table) == 2  # the two limit checks
     assert table["measured"].between(0.8, 0.9).all()
     for name in (

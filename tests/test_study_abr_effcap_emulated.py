@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import satcc
 from satcc.scenario import ScenarioError
-from satcc.studies import abr_effcap as study
-from satcc.studies import abr_effcap_emulated as emulated
 from satcc.studies import tcp_sim_vs_linux
+from satcc.studies.abr_effcap import STUDY, emulated
+from satcc.studies.abr_effcap import model as study
 
 needs_emulation = pytest.mark.skipif(
     not tcp_sim_vs_linux.can_emulate(), reason="emulation needs root, /dev/net/tun and ip"
@@ -24,7 +24,7 @@ needs_emulation = pytest.mark.skipif(
 def test_the_study_has_an_emulated_mode(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(emulated, "emulation", lambda *args: calls.append(args) or "done")
-    assert study.STUDY.emulation([], {}, tmp_path, True) == "done"
+    assert STUDY.emulation([], {}, tmp_path, True) == "done"
     assert calls == [([], {}, tmp_path, True)]
 
 

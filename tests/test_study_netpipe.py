@@ -11,11 +11,12 @@ import pandas as pd
 import pytest
 import satcc
 from satcc import studies
-from satcc.studies import netpipe_satellite as study
+from satcc.studies.netpipe_satellite import STUDY
+from satcc.studies.netpipe_satellite import model as study
 
 
 def test_registered():
-    assert studies.get("netpipe-satellite") is study.STUDY
+    assert studies.get("netpipe-satellite") is STUDY
 
 
 # The hops of the paper's Fig. 1 in each direction, as (from, to) node
@@ -185,10 +186,8 @@ def test_max_shown_block_and_peak_throughput_within_the_papers_sweep():
 
 
 def test_quick_reproduction_writes_every_result(tmp_path):
-    table = studies.reproduce(
-        study.STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False
-    )
-    assert len(table) == len(study.STUDY.references)
+    table = studies.reproduce(STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False)
+    assert len(table) == len(STUDY.references)
     measured = dict(zip(table["metric"], table["measured"], strict=False))
     by_run = {(r.label, r.metric): r.measured for r in table.itertuples()}
     # NetPIPE finishes the 24 KB group (24573, 24576, 24579 B) before it
@@ -240,7 +239,5 @@ def test_quick_reproduction_writes_every_result(tmp_path):
             assert netpipe >= every > 0
     # A second reproduction reads every run back from its campaign store
     # (block sizes only some runs reach come back missing, not as pd.NA).
-    again = studies.reproduce(
-        study.STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False
-    )
+    again = studies.reproduce(STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False)
     pd.testing.assert_frame_equal(table, again)

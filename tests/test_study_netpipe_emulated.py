@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import satcc
-from satcc.studies import netpipe_emulated as emulated
-from satcc.studies import netpipe_satellite as study
 from satcc.studies import tcp_sim_vs_linux
+from satcc.studies.netpipe_satellite import emulated
+from satcc.studies.netpipe_satellite import model as study
 
 SATCC = str(Path(sys.executable).parent / "satcc")
 needs_nptcp = pytest.mark.skipif(

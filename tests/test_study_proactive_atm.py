@@ -7,8 +7,9 @@ import dataclasses
 import pandas as pd
 import pytest
 from satcc.scenario import Scenario
-from satcc.studies import proactive_atm as study
 from satcc.studies.framework import reproduce
+from satcc.studies.proactive_atm import STUDY
+from satcc.studies.proactive_atm import model as study
 
 
 def test_mixes_follow_section_7():
@@ -163,7 +164,7 @@ def _short(quick: bool) -> list:
 @pytest.fixture(scope="module")
 def short_reproduction(tmp_path_factory):
     out = tmp_path_factory.mktemp("proactive-atm")
-    short = dataclasses.replace(study.STUDY, runs=_short)
+    short = dataclasses.replace(STUDY, runs=_short)
     table = reproduce(short, quick=True, out=out, progress=False, show=False, jobs=2)
     return table, out
 
@@ -209,7 +210,7 @@ def test_case_2_loses_nothing_and_every_cell_is_accounted_for(short_reproduction
 
 
 def test_a_point_where_no_file_finished_says_so():
-    from satcc.studies.proactive_atm_figures import file_time_text
+    from satcc.studies.proactive_atm.figures import file_time_text
 
     assert file_time_text(float("nan"), 0.0, 60.0) == "none finished in 60 s"
     assert file_time_text(31.42, 12.0) == "31.4 s"

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 import satcc
 from satcc.scenario import Scenario
-from satcc.studies import tfrc_dama as study
-from satcc.studies import tfrc_dama_claims as claims
 from satcc.studies.framework import reproduce
-from satcc.studies.tfrc_dama_data import PhaseSweep, Results
+from satcc.studies.tfrc_dama import STUDY, claims
+from satcc.studies.tfrc_dama import model as study
+from satcc.studies.tfrc_dama.data import PhaseSweep, Results
 
 
 @pytest.mark.parametrize(
@@ -149,7 +149,7 @@ def _reduced(quick: bool) -> list:
 @pytest.fixture(scope="module")
 def reduced_reproduction(tmp_path_factory):
     out = tmp_path_factory.mktemp("tfrc-dama")
-    reduced = dataclasses.replace(study.STUDY, runs=_reduced)
+    reduced = dataclasses.replace(STUDY, runs=_reduced)
     table = reproduce(reduced, quick=True, out=out, progress=False, show=False, jobs=2)
     return table, out
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from .store import written
+from .param_text import written
 
 __all__ = ["coordinate", "natural_order", "summary_array", "unit_scale"]
 

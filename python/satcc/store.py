@@ -52,6 +52,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .fslocks import LockFile, create_held, flocked, release, stale
+from .param_text import written
 from .paths import unreachable
 
 __all__ = ["Campaign", "CampaignBusy", "CampaignError", "QueryError", "RunPoint", "results"]
@@ -111,17 +112,6 @@ class RunPoint:
 
     params: dict[str, Any]
     seed: int
-
-
-def written(value: Any) -> str:
-    """A swept value as the user wrote it: the `param.<key>` column text."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
 def _now() -> str:

@@ -52,7 +52,7 @@ def bulk_transfer(scenario: dict, work: Path, what: str, seed: int = 1) -> tuple
     emulator fell behind (`emulate_on_time`); the two logs and the summary
     of the run kept."""
     from satcc.emulate import emulate_on_time
-    from satcc.studies.framework import RunFailed
+    from satcc.studies.errors import RunFailed
 
     def logs(result) -> tuple[dict, dict]:
         try:

@@ -49,6 +49,7 @@ from satcc.executors import (
 )
 from satcc.signals import raise_if_terminated
 from satcc.studies.emulated_mode import Emulated, require_emulation
+from satcc.studies.errors import RunFailed
 
 CONFIDENCE = 0.95
 
@@ -228,10 +229,6 @@ def _ignore_sigint() -> None:
 class _Task:
     index: int  # position of the RunSpec in the study's run list
     seed: int
-
-
-class RunFailed(RuntimeError):
-    """One (run, seed) of a study raised; names which, keeps the cause."""
 
 
 def execute(

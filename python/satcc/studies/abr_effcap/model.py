@@ -28,13 +28,11 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from satcc.studies.emulated_mode import emulation_in
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.framework import Reference, RunSpec
 from satcc.studies.framework import per_point as framework_per_point
 
 HIGH_BPS = 800_000.0  # 100 KB/s
@@ -295,17 +293,6 @@ def references() -> list[Reference]:
     ]
 
 
-def artifacts(
-    specs: list[RunSpec],
-    summaries: dict[tuple[int, int], dict[str, Any]],
-    out: Path,
-    quick: bool,
-) -> list[str]:
-    from satcc.studies import abr_effcap_figures
-
-    return abr_effcap_figures.write(specs, summaries, out, quick)
-
-
 def per_point(
     specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
 ) -> pd.DataFrame:
@@ -318,24 +305,3 @@ def _flat(p: dict[str, Any]) -> dict[str, Any]:
     flat["delta_ms"] = "/".join(f"{d * 1e3:g}" for d in p["deltas"])
     flat["blocks"] = ";".join(f"{m}x{n}" for m, n in p.get("blocks", []))
     return flat
-
-
-STUDY = Study(
-    name="abr-effcap",
-    title="TCP over end-to-end explicit-rate control: instcap against effcap",
-    paper=(
-        "TCP over end-to-end ABR: a study of TCP performance with end-to-end rate control "
-        "and stochastic available capacity (instcap and effcap feedback)"
-    ),
-    description=__doc__ or "",
-    runs=runs,
-    metrics=metrics,
-    references=references(),
-    seeds=seeds,
-    quick_note=(
-        "three τ/Δ points, buffers 10 and 12, effcap at buffer 10 only, 2 MB transfers "
-        "and 2 seeds; no Δ, M or two-session sweeps"
-    ),
-    artifacts=artifacts,
-    emulation=emulation_in("satcc.studies.abr_effcap_emulated"),
-)

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 
 from satcc.analysis.netpipe import NETPIPE_MBIT
-from satcc.studies import netpipe_satellite as study
 from satcc.studies import plots
 from satcc.studies.framework import RunSpec, write_atomic
+from satcc.studies.netpipe_satellite import model as study
 
 
 def _figure():

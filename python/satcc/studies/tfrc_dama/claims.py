@@ -10,8 +10,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from satcc.studies import tfrc_dama as study
-from satcc.studies.tfrc_dama_data import PhaseSweep, Results
+from satcc.studies.tfrc_dama import model as study
+from satcc.studies.tfrc_dama.data import PhaseSweep, Results
 
 COLUMNS = ["claim", "source", "measured", "criterion", "holds"]
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from pathlib import Path
 from typing import Any
 
 from satcc.analysis.netpipe import (
@@ -36,8 +35,7 @@ from satcc.analysis.netpipe import (
     NETPIPE_TRIALS,
     fit_slope_through_origin,
 )
-from satcc.studies.emulated_mode import emulation_in
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.framework import Reference, RunSpec
 
 # Rates at which the links of Fig. 1 carry cells (or, on the Ethernet,
 # frames): the paper's "25 Mbps", "E1 (2.048 Mbps)" and "OC3 (155 Mbps)".
@@ -576,33 +574,3 @@ def references(quick: bool = False) -> list[Reference]:
         ),
     ]
     return refs
-
-
-def artifacts(
-    specs: list[RunSpec],
-    summaries: dict[tuple[int, int], dict[str, Any]],
-    out: Path,
-    quick: bool,
-) -> list[str]:
-    from satcc.studies import netpipe_figures
-
-    return netpipe_figures.write(specs, summaries, out)
-
-
-STUDY = Study(
-    name="netpipe-satellite",
-    title="NetPIPE over an E1 ATM satellite path with delay and bit errors",
-    paper=(
-        "S. Yousef, C. Strange: 'Experimental Investigation of the Effects of Delay and "
-        "Error Rate on Throughput and Performance of ATM Satellite Links Serving LAN "
-        "Islands', Anglia Polytechnic University"
-    ),
-    description=__doc__ or "",
-    runs=runs,
-    metrics=metrics,
-    references=references(),
-    seeds=seeds,
-    quick_note="fewer delays, socket sizes and error rates, and 2 seeds instead of 5",
-    artifacts=artifacts,
-    emulation=emulation_in("satcc.studies.netpipe_emulated"),
-)

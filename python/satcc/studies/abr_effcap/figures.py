@@ -16,8 +16,8 @@ from rich.table import Table
 
 from satcc.analysis.effcap import efficiency_bounds
 from satcc.console import table_console
-from satcc.studies import abr_effcap as study
 from satcc.studies import plots
+from satcc.studies.abr_effcap import model as study
 from satcc.studies.framework import RunSpec, write_atomic
 
 LOW_FRACTION = study.LOW_BPS / (study.HIGH_BPS + study.LOW_BPS) * 2

@@ -38,11 +38,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from satcc.scenario.dvb_rcs import frame_timing, preset_frame
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.framework import Reference, RunSpec
 
 TERMINALS = 5
 TP_S = 0.252
@@ -463,43 +462,9 @@ def references() -> list[Reference]:
     return refs
 
 
-def artifacts(
-    specs: list[RunSpec],
-    summaries: dict[tuple[int, int], dict[str, Any]],
-    out: Path,
-    quick: bool,
-    series: dict[tuple[int, int], dict[str, Any]],
-) -> list[str]:
-    from satcc.studies import tfrc_dama_figures
-
-    return tfrc_dama_figures.write(specs, summaries, series, out, quick)
-
-
 def series_names() -> tuple[str, ...]:
     names = ["tfrc.v.e2ed", "tfrc.v.owd"]
     for c in CLASSES:
         for what in ("startup_e2ed_p5", "startup_e2ed_p50", "startup_e2ed_p95", "window_e2ed_cdf"):
             names.append(f"tfrc_arrivals.{c.name}.{what}")
     return tuple(names)
-
-
-STUDY = Study(
-    name="tfrc-dama",
-    title="TFRC with Quick-Start over DVB-RCS DAMA: the QSD method and its fluid model",
-    paper=(
-        "Secchi, Sathiaseelan, Potorti, Gotta, Fairhurst: Using Quick-Start to enhance "
-        "TCP-friendly rate control performance in bidirectional satellite networks (IJSCN 2009)"
-    ),
-    description=__doc__ or "",
-    runs=runs,
-    metrics=metrics,
-    references=references(),
-    seeds=seeds,
-    quick_note=(
-        "6 start phases (large frame) and 4 (small) instead of every slot of the super-frame, "
-        "3 flow rates for Fig. 6, and one aggregated run of 3000 s per strategy and profile "
-        "instead of 4 x 25 000 s"
-    ),
-    artifacts=artifacts,
-    series=series_names(),
-)

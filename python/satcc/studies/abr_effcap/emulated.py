@@ -48,7 +48,7 @@ import numpy as np
 from satcc import fmt
 from satcc.console import say
 from satcc.emulate import bulk
-from satcc.studies import abr_effcap as study
+from satcc.studies.abr_effcap import model as study
 from satcc.studies.emulated_mode import Emulated, bulk_transfer
 from satcc.studies.framework import RunSpec, write_atomic
 

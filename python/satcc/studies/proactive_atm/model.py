@@ -29,10 +29,9 @@ docs/proactive-atm.md.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.framework import Reference, RunSpec
 
 LINK_BPS = 6e6
 CELL_BYTES, PAYLOAD_BYTES = 53, 48
@@ -634,36 +633,3 @@ def references() -> list[Reference]:
         )
     )
     return refs
-
-
-def artifacts(
-    specs: list[RunSpec],
-    summaries: dict[tuple[int, int], dict[str, Any]],
-    out: Path,
-    quick: bool,
-) -> list[str]:
-    from satcc.studies import proactive_atm_figures
-
-    return proactive_atm_figures.write(specs, summaries, out, quick)
-
-
-def _labels(sweep: dict[int, tuple[int, ...]]) -> set[str]:
-    return {label(n, c, s) for n in sweep for c in CASES for s in sweep[n]}
-
-
-STUDY = Study(
-    name="proactive-atm",
-    title="Proactive rate-based congestion control with policing over a satellite ATM link",
-    paper="Proactive rate-based congestion control and policing in satellite ATM networks (thesis)",
-    description=__doc__ or "",
-    runs=runs,
-    metrics=metrics,
-    references=references(),
-    seeds=seeds,
-    quick_note=(
-        "one seed, three source counts per scenario, no sensitivity or activity runs; "
-        "one seed sees few sessions and may miss a tolerance"
-    ),
-    artifacts=artifacts,
-    full_only=frozenset(_labels(SWEEP) - _labels(QUICK_SWEEP)),
-)

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from satcc.studies import tfrc_dama as study
 from satcc.studies.framework import RunSpec
+from satcc.studies.tfrc_dama import model as study
 
 
 @dataclass
@@ -137,10 +137,8 @@ def _sweep(runs: list) -> PhaseSweep:
 
 
 def _aggregate(specs: list[RunSpec], runs: list) -> Aggregate:
-    from satcc.studies.tfrc_dama import metrics
-
     spec = next(s for s in specs if s.params["part"] == "aggregate")
-    per_seed = [metrics(summary, spec) for summary, _ in runs]
+    per_seed = [study.metrics(summary, spec) for summary, _ in runs]
     keys = per_seed[0].keys()
     mean = {k: float(np.nanmean([m[k] for m in per_seed])) for k in keys}
     agg = Aggregate(mean)

@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from satcc.console import say
-from satcc.studies import netpipe_satellite as sim
 from satcc.studies.emulated_mode import Emulated
 from satcc.studies.framework import RunFailed, RunSpec, write_atomic
+from satcc.studies.netpipe_satellite import model as sim
 
 SOCKET = sim.DEFAULT_SOCKET
 QUICK_RTTS = (0.05, 0.4)

@@ -1,7 +1,7 @@
 """The figures and tables of the tfrc-dama study: Figs. 3-9 of the paper as
 PNG with their data as CSV (for the default TFRC profile, ns-2's), the fluid
 model beside the packet simulation, the T_q values, and for each profile the
-transmit-buffer-loss table and the claims table (tfrc_dama_claims)."""
+transmit-buffer-loss table and the claims table (`claims`)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from rich.table import Table
 from satcc.analysis.tfrc_fluid import FluidTiming, simulate, tq_opt_numeric
 from satcc.console import table_console
 from satcc.studies import plots
-from satcc.studies import tfrc_dama as study
 from satcc.studies.framework import RunSpec, write_atomic
-from satcc.studies.tfrc_dama_data import Results, gather
+from satcc.studies.tfrc_dama import claims
+from satcc.studies.tfrc_dama import model as study
+from satcc.studies.tfrc_dama.data import Results, gather
 
 FIG3 = ("CRA", "CRA+QS", "DAMA", "DAMA+QS")
 FIG5 = ("DAMA", "DAMA+QS", "QSD Tq=0", "QSD Tq=opt", "QSD Tq=max", "QSD Tq=max RTO=3s")
@@ -42,8 +43,6 @@ def write(
     out: Path,
     quick: bool,
 ) -> list[str]:
-    from satcc.studies import tfrc_dama_claims
-
     out.mkdir(parents=True, exist_ok=True)
     results = {p: gather(specs, summaries, series, p) for p in study.PROFILES}
     r = results[study.DEFAULT_PROFILE]
@@ -70,16 +69,16 @@ def write(
     loss = buffer_loss_table(results)
     write_atomic(out / "tx_buffer_loss.csv", loss.to_csv(index=False, lineterminator="\n"))
     written.append("tx_buffer_loss.csv")
-    claims = pd.concat(
+    judged = pd.concat(
         [
-            tfrc_dama_claims.claims_table(res, fluids[profile], quick).assign(profile=profile)
+            claims.claims_table(res, fluids[profile], quick).assign(profile=profile)
             for profile, res in results.items()
         ],
         ignore_index=True,
     )
-    write_atomic(out / "claims.csv", claims.to_csv(index=False, lineterminator="\n"))
+    write_atomic(out / "claims.csv", judged.to_csv(index=False, lineterminator="\n"))
     written.append("claims.csv")
-    _print(tq, fluid, loss, claims)
+    _print(tq, fluid, loss, judged)
     # The figures were drawn into `out` by name; keep the list in order.
     return [w for w in written if w]
 
