@@ -202,6 +202,14 @@ fn ewma(avg: f64, x: f64, alpha: f64) -> f64 {
     (1.0 - alpha) * avg + alpha * x
 }
 
+/// An averaging option's weight when it is on. The configuration spells
+/// "off" as 1.0 (the newest value alone, as the TM 4.0 appendix writes the
+/// options); the code below sees `None` and takes the newest value as it
+/// is, not through `ewma`.
+fn averaging(alpha: f64) -> Option<f64> {
+    (alpha < 1.0).then_some(alpha)
+}
+
 /// Running averages of the per-interval measurements (`rate_alpha` < 1):
 /// ABR input cells, ABR capacity in cells, interval length in seconds.
 #[derive(Copy, Clone, Debug)]
@@ -309,12 +317,11 @@ impl EricaPlus {
     /// cell itself is forwarded unchanged.
     pub fn on_frm(&mut self, vc: u32, ccr: f64) {
         if self.cfg.ccr_source == CcrSource::RmField {
-            let alpha = self.cfg.ccr_alpha;
+            let averaged = averaging(self.cfg.ccr_alpha);
             let s = self.vc_mut(vc);
-            s.ccr = if alpha >= 1.0 || !s.has_ccr {
-                ccr
-            } else {
-                ewma(s.ccr, ccr, alpha)
+            s.ccr = match averaged {
+                Some(alpha) if s.has_ccr => ewma(s.ccr, ccr, alpha),
+                _ => ccr,
             };
             s.has_ccr = true;
         }
@@ -329,76 +336,100 @@ impl EricaPlus {
         self.abr_cells >= self.cfg.interval_cells || now >= self.interval_deadline()
     }
 
-    /// Close the averaging interval ending at `now` (REFERENCE §1.1-1.3).
+    /// Close the averaging interval ending at `now` (REFERENCE §1.1-1.3):
+    /// the ABR input rate and capacity, the target and the load factor,
+    /// each VC's CCR where measured, the number of active VCs and the fair
+    /// share.
     pub fn end_interval(&mut self, now: Time) {
         // A zero-length interval cannot give a rate; 1 ps keeps it finite.
         let len = now.since(self.start).as_secs_f64().max(1e-12);
-        let abr_input_rate = if self.cfg.rate_alpha >= 1.0 {
-            let vbr_rate = self.vbr_cells as f64 / len;
-            self.abr_capacity = (self.cfg.link_cells_per_s - vbr_rate).max(0.0);
-            self.abr_cells as f64 / len
-        } else {
-            // Method 2 (§6.11): average the additive quantities, then divide.
-            let now_avg = RateAverages {
-                input_cells: self.abr_cells as f64,
-                capacity_cells: (self.cfg.link_cells_per_s * len - self.vbr_cells as f64).max(0.0),
-                len,
-            };
-            let alpha = self.cfg.rate_alpha;
-            let avg = match self.rate_averages {
-                None => now_avg,
-                Some(a) => RateAverages {
-                    input_cells: ewma(a.input_cells, now_avg.input_cells, alpha),
-                    capacity_cells: ewma(a.capacity_cells, now_avg.capacity_cells, alpha),
-                    len: ewma(a.len, now_avg.len, alpha),
-                },
-            };
-            self.rate_averages = Some(avg);
-            self.abr_capacity = avg.capacity_cells / avg.len;
-            avg.input_cells / avg.len
-        };
+        let abr_input_rate = self.measure_rates(len);
         let q0 = self.cfg.t0.as_secs_f64() * self.abr_capacity;
         let f = queue_control_factor(self.queue_cells, q0, self.cfg.a, self.cfg.b, self.cfg.qdlf);
         self.target_cap = f * self.abr_capacity;
+        self.update_load_factor(abr_input_rate);
+        self.count_vcs(len);
+        self.max_alloc_previous = self.max_alloc_current;
+        self.max_alloc_current = self.fair_share;
 
+        self.start = now;
+        self.abr_cells = 0;
+        self.vbr_cells = 0;
+        self.intervals += 1;
+    }
+
+    /// The interval's ABR input rate; sets the ABR capacity. With
+    /// `rate_alpha` < 1, method 2 (§6.11): the additive quantities are
+    /// averaged, then divided.
+    fn measure_rates(&mut self, len: f64) -> f64 {
+        let Some(alpha) = averaging(self.cfg.rate_alpha) else {
+            let vbr_rate = self.vbr_cells as f64 / len;
+            self.abr_capacity = (self.cfg.link_cells_per_s - vbr_rate).max(0.0);
+            return self.abr_cells as f64 / len;
+        };
+        let now_avg = RateAverages {
+            input_cells: self.abr_cells as f64,
+            capacity_cells: (self.cfg.link_cells_per_s * len - self.vbr_cells as f64).max(0.0),
+            len,
+        };
+        let avg = match self.rate_averages {
+            None => now_avg,
+            Some(a) => RateAverages {
+                input_cells: ewma(a.input_cells, now_avg.input_cells, alpha),
+                capacity_cells: ewma(a.capacity_cells, now_avg.capacity_cells, alpha),
+                len: ewma(a.len, now_avg.len, alpha),
+            },
+        };
+        self.rate_averages = Some(avg);
+        self.abr_capacity = avg.capacity_cells / avg.len;
+        avg.input_cells / avg.len
+    }
+
+    /// z = input rate / target, averaged with `z_alpha` < 1 (method 1)
+    /// while both the average and the new value are finite.
+    fn update_load_factor(&mut self, abr_input_rate: f64) {
         let z_now = if self.target_cap > 0.0 {
             abr_input_rate / self.target_cap
         } else {
             f64::INFINITY
         };
-        let alpha = self.cfg.z_alpha;
-        self.z = if alpha >= 1.0 || !self.z.is_finite() || !z_now.is_finite() {
-            z_now
-        } else {
-            ewma(self.z, z_now, alpha)
+        self.z = match averaging(self.cfg.z_alpha) {
+            Some(alpha) if self.z.is_finite() && z_now.is_finite() => ewma(self.z, z_now, alpha),
+            _ => z_now,
         };
+    }
 
+    /// Each VC's measured CCR (averaged with `ccr_alpha` < 1: its cells and
+    /// the interval length separately), the VCs active in the interval and
+    /// their decayed count, and the fair share.
+    fn count_vcs(&mut self, len: f64) {
         let measured = self.cfg.ccr_source == CcrSource::Measured;
-        let ccr_alpha = self.cfg.ccr_alpha;
-        // Measured CCR averaged: cells per VC and the length, separately.
-        let ccr_len = if measured && ccr_alpha < 1.0 {
-            let l = self.ccr_avg_len.map_or(len, |a| ewma(a, len, ccr_alpha));
-            self.ccr_avg_len = Some(l);
-            l
-        } else {
-            len
+        let ccr_averaging = averaging(self.cfg.ccr_alpha).filter(|_| measured);
+        let ccr_len = match ccr_averaging {
+            Some(alpha) => {
+                let l = self.ccr_avg_len.map_or(len, |a| ewma(a, len, alpha));
+                self.ccr_avg_len = Some(l);
+                l
+            }
+            None => len,
         };
         let decay = self.cfg.active_decay;
         let mut n_active = 0u32;
         let mut estimate = 0.0;
         for s in &mut self.vcs {
             if measured {
-                if ccr_alpha >= 1.0 {
-                    s.ccr = s.cells_this_interval as f64 / len;
-                } else {
-                    let cells = s.cells_this_interval as f64;
-                    s.avg_cells = if s.has_ccr {
-                        ewma(s.avg_cells, cells, ccr_alpha)
-                    } else {
-                        cells
-                    };
-                    s.has_ccr = true;
-                    s.ccr = s.avg_cells / ccr_len;
+                let cells = s.cells_this_interval as f64;
+                match ccr_averaging {
+                    None => s.ccr = cells / len,
+                    Some(alpha) => {
+                        s.avg_cells = if s.has_ccr {
+                            ewma(s.avg_cells, cells, alpha)
+                        } else {
+                            cells
+                        };
+                        s.has_ccr = true;
+                        s.ccr = s.avg_cells / ccr_len;
+                    }
                 }
             }
             s.active_last_interval = s.seen_this_interval;
@@ -418,13 +449,6 @@ impl EricaPlus {
             self.active_estimate = f64::from(n_active.max(1));
             self.target_cap / f64::from(n_active.max(1))
         };
-        self.max_alloc_previous = self.max_alloc_current;
-        self.max_alloc_current = self.fair_share;
-
-        self.start = now;
-        self.abr_cells = 0;
-        self.vbr_cells = 0;
-        self.intervals += 1;
     }
 
     /// A backward RM cell of `vc` carrying `er_in` (cells/s) passes; returns
