@@ -60,6 +60,17 @@ pub enum State {
     Established,
 }
 
+/// Where loss recovery stands (RFC 5681 §3.2, RFC 6582 §3.2, RFC 6675 §5).
+/// A timeout ends a fast recovery (go-back-N takes over).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Recovery {
+    /// No fast recovery under way.
+    Open,
+    /// Fast recovery, with the partial ACKs seen in it: NewReno resets the
+    /// retransmission timer on the first only (RFC 6582 §3.2 step 5).
+    Fast { partial_acks: u32 },
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TcpStats {
     pub segments_sent: u64,
@@ -94,11 +105,12 @@ pub struct TcpSocket {
     /// New data sent by Limited Transmit since the last new ACK: RFC 3042
     /// §2 keeps it out of FlightSize when ssthresh is set.
     limited_sent: u64,
-    in_recovery: bool,
-    /// NewReno `recover` / RFC 6675 RecoveryPoint.
+    recovery: Recovery,
+    /// NewReno `recover` / RFC 6675 RecoveryPoint: set on entering fast
+    /// recovery and at a timeout, it outlives the recovery, so that the
+    /// losses of a window already repaired start no other (RFC 6582 §3.2
+    /// step 1).
     recover: u64,
-    /// Partial ACKs seen in the current NewReno recovery.
-    partial_acks: u32,
     /// The last attempt to send was stopped by cwnd (RFC 7661).
     cwnd_limited: bool,
     cwv: Validator,
@@ -162,9 +174,8 @@ impl TcpSocket {
             },
             dupacks: 0,
             limited_sent: 0,
-            in_recovery: false,
+            recovery: Recovery::Open,
             recover: 0,
-            partial_acks: 0,
             cwnd_limited: true,
             cwv: Validator::new(cfg.cwnd_validation, start),
             retransmitted_bytes: 0,
@@ -230,7 +241,7 @@ impl TcpSocket {
         self.cfg.receive_buffer.saturating_sub(self.rx.held_bytes())
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        matches!(self.recovery, Recovery::Fast { .. })
     }
 
     // ----- the driver's interface -----
@@ -259,7 +270,7 @@ impl TcpSocket {
     /// Sends what the windows allow, and any ACK that is due.
     pub fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
         if self.state == State::Established {
-            if self.in_recovery && self.cfg.variant == Variant::Sack {
+            if self.in_recovery() && self.cfg.variant == Variant::Sack {
                 self.sack_recovery_send(now, out);
             } else {
                 self.send_new_data(now, out);
@@ -410,10 +421,10 @@ impl TcpSocket {
         self.dupacks = 0;
         self.limited_sent = 0;
         self.consecutive_timeouts = 0;
-        let was_in_recovery = self.in_recovery;
-        if self.in_recovery {
+        let was_in_recovery = self.in_recovery();
+        if self.in_recovery() {
             self.recovery_ack(now, ack, acked, out);
-            if !self.in_recovery {
+            if !self.in_recovery() {
                 let mut w = self.window();
                 self.cwv.on_recovery_end(&mut w, self.retransmitted_bytes);
                 self.set_window(w);
@@ -421,17 +432,19 @@ impl TcpSocket {
         } else if self.validate_on_ack(now, ack) {
             self.grow_cwnd(now, ack, acked, rtt_sample);
         }
-        let partial = was_in_recovery && self.in_recovery;
+        let partial = was_in_recovery && self.in_recovery();
         if self.snd_una == self.snd_max {
             self.rto_timer.cancel();
         } else if partial && self.cfg.variant == Variant::NewReno {
             // RFC 6582 §3.2 step 5: reset the timer on the first partial
             // ACK only, so a window with many losses ends in a timeout
             // instead of one repair per RTT for ever.
-            if self.partial_acks == 0 {
-                self.rto_timer.arm(now, self.rtt.rto());
+            if let Recovery::Fast { partial_acks } = &mut self.recovery {
+                if *partial_acks == 0 {
+                    self.rto_timer.arm(now, self.rtt.rto());
+                }
+                *partial_acks += 1;
             }
-            self.partial_acks += 1;
         } else {
             self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.3
         }
@@ -520,7 +533,7 @@ impl TcpSocket {
         // clock out one new segment.
         let limited_transmit = if self.cfg.limited_transmit
             && self.cfg.variant != Variant::Tahoe
-            && !self.in_recovery
+            && !self.in_recovery()
             && self.snd_nxt == self.snd_max
         {
             self.dupacks.min(2) as u64 * mss
@@ -569,7 +582,7 @@ impl TcpSocket {
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
-        if self.stats.segments_sent > sent_before && !self.in_recovery {
+        if self.stats.segments_sent > sent_before && !self.in_recovery() {
             let mut w = self.window();
             self.cwv.after_send(&mut w, &self.send_state(now));
             self.set_window(w);

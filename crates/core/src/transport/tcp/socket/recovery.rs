@@ -3,7 +3,7 @@
 //! with the pipe algorithm (RFC 6675 §5), and the retransmission timeout
 //! (RFC 6298 §5, RFC 5681 §3.1 eq. (4)).
 
-use super::{State, TcpSocket};
+use super::{Recovery, State, TcpSocket};
 use crate::engine::Time;
 use crate::net::pdu::{Pdu, TCP_ACK, TCP_SYN};
 use crate::transport::tcp::congestion::CongestionControl;
@@ -16,13 +16,13 @@ impl TcpSocket {
         match self.cfg.variant {
             Variant::Reno | Variant::Tahoe => {
                 self.cwnd = self.ssthresh;
-                self.in_recovery = false;
+                self.recovery = Recovery::Open;
             }
             Variant::NewReno if full => {
                 // RFC 6582 §3.2 step 3, option 1.
                 let flight = self.snd_max - self.snd_una;
                 self.cwnd = self.ssthresh.min(flight.max(mss) + mss);
-                self.in_recovery = false;
+                self.recovery = Recovery::Open;
             }
             Variant::NewReno => {
                 // Partial ACK: retransmit the next hole, deflate cwnd.
@@ -33,7 +33,7 @@ impl TcpSocket {
             }
             Variant::Sack if full => {
                 self.cwnd = self.ssthresh;
-                self.in_recovery = false;
+                self.recovery = Recovery::Open;
                 self.scoreboard.high_rxt = 0;
             }
             Variant::Sack => {}
@@ -47,7 +47,7 @@ impl TcpSocket {
         match self.cfg.variant {
             Variant::Tahoe => {}
             Variant::Reno | Variant::NewReno => {
-                if self.in_recovery {
+                if self.in_recovery() {
                     self.cwnd += mss; // window inflation
                 } else if self.dupacks == 3 && self.may_enter_recovery() {
                     self.enter_recovery(now);
@@ -59,7 +59,7 @@ impl TcpSocket {
                 let lost = self
                     .scoreboard
                     .first_is_lost(self.snd_una, self.snd_max, mss);
-                if !self.in_recovery && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
+                if !self.in_recovery() && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
                     self.enter_recovery(now);
                     self.cwnd = self.ssthresh;
                     let len = self.fast_retransmit(now, out);
@@ -106,8 +106,7 @@ impl TcpSocket {
             .on_recovery_start(&self.window(), &s, self.retransmitted_bytes);
         self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
         self.recover = self.snd_max;
-        self.in_recovery = true;
-        self.partial_acks = 0;
+        self.recovery = Recovery::Fast { partial_acks: 0 };
         self.timing = None; // Karn: the timed segment may be retransmitted
     }
 
@@ -147,7 +146,7 @@ impl TcpSocket {
         self.cwv.on_timeout(now);
         self.cwnd = mss;
         self.snd_nxt = self.snd_una; // go back N
-        self.in_recovery = false;
+        self.recovery = Recovery::Open;
         self.dupacks = 0;
         self.limited_sent = 0;
         self.recover = self.snd_max;
