@@ -37,3 +37,20 @@ def test_the_context_raises_on_leaving_if_nothing_checked(capfd):
         with sigterm_as_interrupt():
             SignalledWhileClosing()
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_an_interrupt_during_a_held_step_comes_after_it():
+    # Before: Ctrl-C between storing a run and counting it left the sweep's
+    # report one run short of the store.
+    from satcc.signals import deferred_interrupts
+
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupts():
+            steps.append("stored")
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # a handler would run here, between byte codes
+                pass
+            steps.append("counted")
+    assert steps == ["stored", "counted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

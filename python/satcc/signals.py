@@ -17,6 +17,7 @@ never saw it; a swallowed `Terminated` prints nothing.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -70,3 +71,28 @@ def sigterm_as_interrupt() -> Iterator[None]:
         sys.unraisablehook = unraisable
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         _received.clear()
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Holds Ctrl-C and SIGTERM over a step that must happen whole (store a
+    finished run and count it): a signal that comes meanwhile is delivered
+    again, to the handler it would have met, once the step is done. Without
+    it an interrupt could land between the two and the sweep's report would
+    count one run fewer than the store holds. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        held.append(signum)
+
+    previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(held):
+            os.kill(os.getpid(), sig)

@@ -47,7 +47,7 @@ from .executors import (
     worker_died,
 )
 from .scenario import Scenario, ScenarioError, normalised_json
-from .signals import Terminated, sigterm_as_interrupt
+from .signals import Terminated, deferred_interrupts, sigterm_as_interrupt
 from .store import Campaign, CampaignBusy, CampaignError, RunPoint
 from .sweep_values import (
     MAX_RUNS,
@@ -545,8 +545,9 @@ class _Runner:
                 point = by_key.pop(outcome.key, None)
                 if point is None:
                     continue  # a duplicate report of a run already stored
-                store.append([outcome], {outcome.key: point})
-                _count(counts, outcome)
+                with deferred_interrupts():
+                    store.append([outcome], {outcome.key: point})
+                    _count(counts, outcome)
                 if bar:
                     bar.update(counts)
         except KeyboardInterrupt:

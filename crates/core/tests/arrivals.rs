@@ -37,7 +37,7 @@ fn memory_stays_flat_over_a_hundred_thousand_flows() {
     }
     let half = w.live_components().1;
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(get(&s, "flows_started"), n as f64);
     assert_eq!(get(&s, "flows_completed"), n as f64);
     assert_eq!(get(&s, "flows_active"), 0.0);
@@ -61,7 +61,7 @@ fn memory_stays_flat_over_a_hundred_thousand_flows() {
 fn a_short_transfer_takes_the_handshake_and_one_flight() {
     let mut w = World::build(&web(2_000, 10.0)).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     // SYN, SYN-ACK, then both segments in the initial window: the server
     // has every byte 1.5 round trips after the SYN, plus the serialisation
     // of a SYN, a SYN-ACK and the two segments (1500 + 540 B) at 100 Mb/s.
@@ -86,7 +86,7 @@ fn arrivals_are_poisson_at_the_asked_rate() {
     d.arrivals[0].max_flows = None;
     let mut w = World::build(&d).unwrap();
     w.run();
-    let started = get(&summary::summarise(&w), "flows_started");
+    let started = get(&w.summary(), "flows_started");
     // Poisson: 20 000 expected, standard deviation about 141.
     assert!((started - 20_000.0).abs() < 5.0 * 141.0, "{started}");
 }
@@ -96,7 +96,7 @@ fn same_seed_same_flows() {
     let run = || {
         let mut w = World::build(&web(5_000, 10.0)).unwrap();
         w.run();
-        summary::to_json(&summary::summarise(&w))
+        summary::to_json(&w.summary())
     };
     assert_eq!(run(), run());
 }

@@ -39,7 +39,7 @@ fn run(seed: u64, chunk: u64) -> (String, Vec<Vec<u64>>) {
         .iter()
         .map(|p| p.series.values.iter().map(|v| v.to_bits()).collect())
         .collect();
-    (summary::to_json(&summary::summarise(&w)), series)
+    (summary::to_json(&w.summary()), series)
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn different_seeds_differ() {
 fn packets_are_conserved() {
     let mut w = World::build(&Description::from_json(SCENARIO).unwrap()).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     for name in ["p", "v"] {
         let get = |k: &str| s[&format!("flows.{name}.{k}")].as_u64().unwrap();
         assert_eq!(

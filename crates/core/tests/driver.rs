@@ -61,7 +61,7 @@ fn an_injected_pdu_leaves_at_the_modelled_time() {
         vec![(12 * MS, 1)]
     );
     assert!(w.take_exited(exit).is_empty(), "taken once");
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(
         (
             s["run.pdus_sent"].as_u64(),
@@ -112,8 +112,8 @@ fn stepping_the_clock_changes_nothing() {
         stepped.run_until(Time(t));
     }
     assert_eq!(
-        summary::to_json(&summary::summarise(&whole)),
-        summary::to_json(&summary::summarise(&stepped))
+        summary::to_json(&whole.summary()),
+        summary::to_json(&stepped.summary())
     );
     assert_eq!(
         whole.probes[0].series.values,
@@ -157,7 +157,7 @@ fn emulated_hosts_send_and_receive_through_the_model() {
     assert_eq!(at_left.len(), 1);
     assert_eq!(at_left[0].0.ps(), 5 * MS + 40 * 1_000_000 + 10 * MS);
     assert!(w.take_arrived(left).is_empty(), "taken once");
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(s["emulate.left.sent_packets"], 2);
     assert_eq!(s["emulate.left.delivered_packets"], 2);
     assert_eq!(s["emulate.right.received_bytes"], 2000);
@@ -220,7 +220,7 @@ fn a_rate_controlled_host_sends_at_the_fed_back_rate() {
         assert_eq!(w.send_from_host(left, right, 500), seq);
     }
     w.run_until(Time(300 * MS));
-    let half_way = summary::summarise(&w);
+    let half_way = w.summary();
     let arrived = w.take_arrived(right);
     let held = half_way["emulate.left.rate_control.queued_packets"]
         .as_u64()
@@ -252,7 +252,7 @@ fn a_rate_controlled_host_sends_at_the_fed_back_rate() {
     assert!(gaps.iter().all(|&g| g.abs_diff(train_ps) <= 1), "{gaps:?}");
     w.run_until(Time(2_000 * MS));
     w.take_arrived(right);
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(s["emulate.left.delivered_packets"], 100);
     assert_eq!(s["emulate.left.dropped"], 0);
     assert_eq!(s["emulate.left.rate_control.packets"], 100);

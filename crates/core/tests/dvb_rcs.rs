@@ -59,7 +59,7 @@ fn run(size: Skyplex, seconds: f64) -> (summary::Summary, Vec<(f64, f64)>) {
         .copied()
         .zip(p.values.iter().copied())
         .collect();
-    (summary::summarise(&w), series)
+    (w.summary(), series)
 }
 
 fn f(s: &summary::Summary, k: &str) -> f64 {

@@ -63,7 +63,7 @@ fn system(
         .build();
     let mut w = World::build(&d).unwrap();
     w.run();
-    (summary::summarise(&w), w.probes[0].series.values.clone())
+    (w.summary(), w.probes[0].series.values.clone())
 }
 
 fn f(s: &summary::Summary, k: &str) -> f64 {

@@ -16,7 +16,7 @@ use satcc_core::atm::peak_rate::{PeakRateConfig, PrcOverflow};
 use satcc_core::atm::upc::Contract;
 use satcc_core::engine::Duration;
 use satcc_core::net::queue::{LevelConfig, Limit, QueueConfig};
-use satcc_core::scenario::summary::{self, Summary};
+use satcc_core::scenario::summary::Summary;
 use satcc_core::scenario::world::cell_sources::{CellSourcesDesc, Traffic};
 use satcc_core::scenario::world::links::LinkDesc;
 use satcc_core::scenario::{Description, ScenarioBuilder, World};
@@ -180,7 +180,7 @@ fn network(case: Case, seconds: f64, seed: u64, groups: Vec<CellSourcesDesc>) ->
 fn run(d: &Description) -> Summary {
     let mut w = World::build(d).unwrap();
     w.run();
-    summary::summarise(&w)
+    w.summary()
 }
 
 fn get(s: &Summary, k: &str) -> f64 {

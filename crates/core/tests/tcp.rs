@@ -34,7 +34,7 @@ fn path(rate_bps: f64, one_way_ms: u64, loss: f64, tcp: Value, duration_s: f64) 
 fn run(d: &Description) -> summary::Summary {
     let mut w = World::build(d).unwrap();
     w.run();
-    summary::summarise(&w)
+    w.summary()
 }
 
 fn f(s: &summary::Summary, k: &str) -> f64 {

@@ -30,7 +30,7 @@ fn lossless(profile: Profile, seconds: f64) -> summary::Summary {
         .build();
     let mut w = World::build(&d).unwrap();
     w.run();
-    summary::summarise(&w)
+    w.summary()
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn tfrc_over_tcp(queue: u32, profile: Profile) -> f64 {
         .build();
     let mut w = World::build(&d).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     conserved(&s);
     let tfrc = f(&s, "tfrc.media.goodput_bps");
     let tcp = f(&s, "tcp.bulk.goodput_bps") * 1500.0 / 1460.0;

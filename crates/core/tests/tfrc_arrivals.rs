@@ -57,7 +57,7 @@ fn get(s: &Summary, k: &str) -> f64 {
 fn flows_end_are_released_and_every_packet_is_counted() {
     let mut w = World::build(&mesh(400.0, 1000, Some(60))).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(s["run.pdus_unaccounted"].as_f64(), Some(0.0));
     assert_eq!(get(&s, "flows_started"), 60.0);
     // 60 flows of 20 s on average, the last started near 120 s: all over
@@ -83,7 +83,7 @@ fn flows_end_are_released_and_every_packet_is_counted() {
 fn the_delay_is_the_paths_once_slow_start_is_over() {
     let mut w = World::build(&mesh(300.0, 1000, Some(40))).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     // Two spokes: 100 ms of propagation and two 0.4 ms serialisations.
     let path = 0.1 + 2.0 * 500.0 * 8.0 / 10e6;
     let p50 = get(&s, "e2ed_p50_s");
@@ -112,7 +112,7 @@ fn the_delay_is_the_paths_once_slow_start_is_over() {
 fn a_small_transmit_buffer_overflows_in_slow_start_and_is_counted() {
     let mut w = World::build(&mesh(200.0, 2, Some(20))).unwrap();
     w.run();
-    let s = summary::summarise(&w);
+    let s = w.summary();
     assert_eq!(s["run.pdus_unaccounted"].as_f64(), Some(0.0));
     let (generated, overflow) = (get(&s, "generated"), get(&s, "tx_buffer_overflow"));
     assert!(overflow > 0.0, "no overflow with a two-packet buffer");
@@ -126,7 +126,7 @@ fn the_same_seed_gives_the_same_flows() {
     let run = || {
         let mut w = World::build(&mesh(100.0, 1000, Some(20))).unwrap();
         w.run();
-        summary::to_json(&summary::summarise(&w))
+        summary::to_json(&w.summary())
     };
     assert_eq!(run(), run());
 }

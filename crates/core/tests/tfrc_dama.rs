@@ -93,7 +93,7 @@ fn run(size: Skyplex, qs: Qs, seconds: f64) -> summary::Summary {
         .build();
     let mut w = World::build(&d).unwrap();
     w.run();
-    summary::summarise(&w)
+    w.summary()
 }
 
 fn f(s: &summary::Summary, k: &str) -> f64 {
@@ -196,7 +196,7 @@ fn qsd_holds_only_the_requesting_flow_of_a_class() {
             .build();
         let mut w = World::build(&d).unwrap();
         w.run();
-        let s = summary::summarise(&w);
+        let s = w.summary();
         assert_eq!(f(&s, "run.pdus_unaccounted"), 0.0);
         if f(&s, "links.up1.quick_start.requests") < 2.0 {
             continue; // the two flows went different ways

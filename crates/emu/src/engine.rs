@@ -297,7 +297,7 @@ impl Emulation {
                 c.finish()?;
             }
         }
-        let mut s = summary::summarise(&self.world);
+        let mut s = self.world.summary();
         put(&mut s, "emulator.stop_reason".into(), why);
         put(&mut s, "emulator.realtime".into(), self.realtime);
         put(&mut s, "emulator.packets_read".into(), self.read);

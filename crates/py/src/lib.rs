@@ -71,7 +71,7 @@ impl Simulation {
 
     /// The flat summary as canonical JSON.
     fn summary_json(&self) -> String {
-        summary::to_json(&summary::summarise(&self.world))
+        summary::to_json(&self.world.summary())
     }
 
     /// Probe series, then the components' end-of-run series, as

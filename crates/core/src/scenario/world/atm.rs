@@ -348,7 +348,7 @@ mod tests {
             .build();
         let mut w = World::build(&d).unwrap();
         w.run();
-        summary::summarise(&w)
+        w.summary()
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod links;
 pub mod netpipe;
 pub mod ports;
 pub mod probes;
+mod report;
 pub mod shaper;
 pub mod sources;
 pub mod tcp;

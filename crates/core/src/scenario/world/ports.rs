@@ -381,7 +381,7 @@ mod tests {
     use crate::engine::Duration;
     use crate::net::port::testing::Spacer;
     use crate::scenario::world::{Owner, World};
-    use crate::scenario::{summary, ScenarioBuilder};
+    use crate::scenario::ScenarioBuilder;
 
     /// Puts `port` at the input of link `l`, with its timer.
     fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
@@ -407,7 +407,7 @@ mod tests {
         let spacer = Spacer::new(Duration::from_millis(8), 10);
         set_port(&mut w, 0, Box::new(spacer));
         w.run();
-        let s = summary::summarise(&w);
+        let s = w.summary();
         let get = |k: &str| s[&format!("flows.c.{k}")].as_u64().unwrap();
         assert_eq!(get("sent_packets"), 2500);
         // One release per 8 ms over 10 s, the last still on the wire.
@@ -448,7 +448,7 @@ mod tests {
         let mut w = World::build(&d).unwrap();
         set_port(&mut w, 0, Box::new(Forgetful));
         w.run();
-        let s = summary::summarise(&w);
+        let s = w.summary();
         assert_eq!(s["run.pdus_sent"].as_i64(), Some(125));
         assert_eq!(s["run.pdus_unaccounted"].as_i64(), Some(125));
     }
