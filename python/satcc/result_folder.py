@@ -1,16 +1,16 @@
-# Result folders: one run's summary, time series, scenario and run facts on disk.
-#
-# A result folder is what a study, a report or a colleague reads back later, so
-# it must never be half-written: everything goes into a hidden sibling
-# directory that is renamed into place only when complete. The deterministic
-# files (summary.json, series/*.parquet, scenario.json) are byte-identical for
-# identical runs, so two result folders can be compared with `diff -r`; only
-# run.json (wall time, event rate, version) may differ.
-#
-# A writer killed mid-write (kill -9, out of memory) leaves its hidden
-# sibling behind; the next write into the same parent folder removes it, or,
-# if the kill fell between the two renames of a replacement, puts the old
-# result folder back (see _remove_stale_siblings).
+"""Result folders: one run's summary, time series, scenario and run facts on disk.
+
+A result folder is what a study, a report or a colleague reads back later, so
+it must never be half-written: everything goes into a hidden sibling
+directory that is renamed into place only when complete. The deterministic
+files (summary.json, series/*.parquet, scenario.json) are byte-identical for
+identical runs, so two result folders can be compared with `diff -r`; only
+run.json (wall time, event rate, version) may differ.
+
+A writer killed mid-write (kill -9, out of memory) leaves its hidden
+sibling behind; the next write into the same parent folder removes it, or,
+if the kill fell between the two renames of a replacement, puts the old
+result folder back (see _remove_stale_siblings)."""
 
 from __future__ import annotations
 

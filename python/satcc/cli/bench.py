@@ -1,4 +1,4 @@
-# satcc bench: the canonical performance scenarios (BENCHMARKS.md).
+"""satcc bench: the canonical performance scenarios (BENCHMARKS.md)."""
 
 from __future__ import annotations
 

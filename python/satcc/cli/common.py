@@ -1,5 +1,5 @@
-# What the commands share: exit statuses, the bad-input error, notes and
-# errors on stderr, and loading a scenario with its --set assignments.
+"""What the commands share: exit statuses, the bad-input error, notes and
+errors on stderr, and loading a scenario with its --set assignments."""
 
 from __future__ import annotations
 

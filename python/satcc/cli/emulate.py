@@ -1,4 +1,4 @@
-# satcc emulate: a scenario in real time between real Linux hosts.
+"""satcc emulate: a scenario in real time between real Linux hosts."""
 
 from __future__ import annotations
 

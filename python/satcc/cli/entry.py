@@ -1,6 +1,6 @@
-# The command line as a whole: runs the group with stdout and stderr
-# guarded against readers that leave, and maps every outcome to its exit
-# status (see the package's header).
+"""The command line as a whole: runs the group with stdout and stderr
+guarded against readers that leave, and maps every outcome to its exit
+status (see the package's header)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# The `satcc` command group, which every command module joins.
+"""The `satcc` command group, which every command module joins."""
 
 from __future__ import annotations
 

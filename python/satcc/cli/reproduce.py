@@ -1,5 +1,5 @@
-# satcc reproduce: a study's runs against the published values; satcc
-# report: an HTML page of study results and campaigns.
+"""satcc reproduce: a study's runs against the published values; satcc
+report: an HTML page of study results and campaigns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# satcc results: SQL over a campaign's runs, summaries and series.
+"""satcc results: SQL over a campaign's runs, summaries and series."""
 
 from __future__ import annotations
 

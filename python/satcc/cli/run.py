@@ -1,4 +1,4 @@
-# satcc run: one scenario, its summary tables, and its result folder.
+"""satcc run: one scenario, its summary tables, and its result folder."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-# satcc sweep: a scenario over a grid of values and seeds, into a campaign.
+"""satcc sweep: a scenario over a grid of values and seeds, into a campaign."""
 
 from __future__ import annotations
 

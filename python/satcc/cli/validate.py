@@ -1,4 +1,4 @@
-# satcc validate: check scenario files without running them.
+"""satcc validate: check scenario files without running them."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-# The registry of reproducible studies, by the name `satcc reproduce` takes.
-#
-# Each study module defines one STUDY; registering it here is what makes it
-# reachable from the command line and from reports.
+"""The registry of reproducible studies, by the name `satcc reproduce` takes.
+
+Each study module defines one STUDY; registering it here is what makes it
+reachable from the command line and from reports."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-# A study's emulated mode (`satcc reproduce STUDY --emulate`): real tools
-# over the same modelled paths in real time, run after the simulation and
-# shown beside it (docs/emulate.md). What such a mode returns, and the
-# checks made before a study runs in it.
+"""A study's emulated mode (`satcc reproduce STUDY --emulate`): real tools
+over the same modelled paths in real time, run after the simulation and
+shown beside it (docs/emulate.md). What such a mode returns, and the
+checks made before a study runs in it."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
-# The study framework: reproduce published numbers and say how close we get.
-#
-# A study is code plus data. The code builds the scenarios (one RunSpec per
-# parameter point) and turns a run's summary into metrics; the data are the
-# published values (References), each with the exact place it comes from and a
-# tolerance decided before looking at the simulator's output. reproduce() runs
-# every (RunSpec x seed) on local processes, averages over seeds with a
-# Student-t 95% confidence interval, and lays the published and measured
-# values side by side with a PASS/FAIL verdict per check. Nothing here knows
-# about any particular study.
+"""The study framework: reproduce published numbers and say how close we get.
+
+A study is code plus data. The code builds the scenarios (one RunSpec per
+parameter point) and turns a run's summary into metrics; the data are the
+published values (References), each with the exact place it comes from and a
+tolerance decided before looking at the simulator's output. reproduce() runs
+every (RunSpec x seed) on local processes, averages over seeds with a
+Student-t 95% confidence interval, and lays the published and measured
+values side by side with a PASS/FAIL verdict per check. Nothing here knows
+about any particular study."""
 
 from __future__ import annotations
 
