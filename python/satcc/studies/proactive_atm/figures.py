@@ -298,9 +298,16 @@ def _print_activity(activity: pd.DataFrame, mixes: pd.DataFrame, bases: pd.DataF
     console.print(t)
     if mixes.empty:
         return
-    t = Table(title="proactive-atm: measured mix, case 1, by reading of the activity")
-    for col in ("scenario", "sources", "activity", "voice", "video", "data", "load"):
-        t.add_column(col)
+    t = Table(
+        "scenario",
+        "sources",
+        "activity",
+        "voice",
+        "video",
+        "data",
+        "load",
+        title="proactive-atm: measured mix, case 1, by reading of the activity",
+    )
     for r in mixes.itertuples(index=False):
         t.add_row(
             str(r.scenario),
@@ -314,9 +321,16 @@ def _print_activity(activity: pd.DataFrame, mixes: pd.DataFrame, bases: pd.DataF
     console.print(t)
     if bases.empty:
         return
-    t = Table(title="proactive-atm: rates counting whole cells or payload, where the thesis says")
-    for col in ("run", "rates count", "metric", "thesis", "measured", "load", "least loss"):
-        t.add_column(col)
+    t = Table(
+        "run",
+        "rates count",
+        "metric",
+        "thesis",
+        "measured",
+        "load",
+        "least loss",
+        title="proactive-atm: rates counting whole cells or payload, where the thesis says",
+    )
     for r in bases.itertuples(index=False):
         t.add_row(
             study.label(r.scenario, r.case, r.sources),
@@ -368,10 +382,13 @@ def sensitivity_table(pp: pd.DataFrame) -> pd.DataFrame:
 
 def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None:
     console = table_console()
-    t = Table(title="proactive-atm: the thesis's loads beside the arithmetic of its parameters")
     columns = ("scenario", "case", "sources", "mix", "stated", "mean params")
-    for col in (*columns, "(payload rates)", "measured"):
-        t.add_column(col)
+    t = Table(
+        *columns,
+        "(payload rates)",
+        "measured",
+        title="proactive-atm: the thesis's loads beside the arithmetic of its parameters",
+    )
     for r in loads.itertuples(index=False):
         t.add_row(
             str(r.scenario),
@@ -384,10 +401,14 @@ def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None
             "-" if math.isnan(r.measured) else f"{r.measured:.2f}",
         )
     console.print(t)
-    t = Table(title="proactive-atm: file times against the renewal identity of their loads")
     columns = ("case", "sources", "stated", "load", "renewal (cell rates)", "(payload rates)")
-    for col in (*columns, "measured", "load", "renewal"):
-        t.add_column(col)
+    t = Table(
+        *columns,
+        "measured",
+        "load",
+        "renewal",
+        title="proactive-atm: file times against the renewal identity of their loads",
+    )
     for r in files.itertuples(index=False):
         t.add_row(
             str(r.case),
@@ -403,10 +424,12 @@ def _print(loads: pd.DataFrame, files: pd.DataFrame, sens: pd.DataFrame) -> None
     console.print(t)
     if sens.empty:
         return
-    t = Table(title="proactive-atm: sensitivity to the bucket depth and the detector's choices")
     columns = ("scenario", "case", "variant", "RT loss", "RT late", "data loss", "load")
-    for col in (*columns, "CLP=1 marked"):
-        t.add_column(col)
+    t = Table(
+        *columns,
+        "CLP=1 marked",
+        title="proactive-atm: sensitivity to the bucket depth and the detector's choices",
+    )
     for r in sens.itertuples(index=False):
         t.add_row(
             str(r.scenario),

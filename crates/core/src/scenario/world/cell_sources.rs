@@ -19,7 +19,7 @@ use crate::apps::rate_policy::{Notice, RatePolicy, RatePolicyConfig};
 use crate::apps::session_source::{SessionConfig, SessionSource};
 use crate::atm::cell::{CELL_BITS, CELL_BYTES, CELL_PAYLOAD};
 use crate::atm::upc::Contract;
-use crate::engine::stats::Summary as Stats;
+use crate::engine::stats::{Summary as Stats, Tally};
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::{AgentAddr, Next, Pdu};
@@ -330,27 +330,16 @@ impl Model for CellSource {
         let late_net = sum(&|m| m.late_in_network());
         put(s, key("late_in_network_cells"), late_net);
         put(s, key("late_in_network_fraction"), num(ratio(late_net)));
-        let held = members.iter().flat_map(|m| {
-            let pairs = m.stats.delays.iter().zip(&m.stats.network_delays);
-            pairs.map(|(d, n)| d - n)
-        });
-        let (mut held_max, mut held_total, mut held_n) = (0u64, 0.0, 0u64);
-        for h in held {
-            held_max = held_max.max(h);
-            held_total += h as f64;
-            held_n += 1;
+        // The time the access policer held each cell: end-to-end delay less
+        // the network's share.
+        let mut held = Tally::default();
+        for m in &members {
+            for (d, n) in m.stats.delays.iter().zip(&m.stats.network_delays) {
+                held.add((d - n) as f64 * 1e-12);
+            }
         }
-        let held_mean = if held_n > 0 {
-            held_total / held_n as f64 * 1e-12
-        } else {
-            f64::NAN
-        };
-        put(s, key("access_hold_mean_s"), num(held_mean));
-        let held_max = if held_n > 0 {
-            held_max as f64 * 1e-12
-        } else {
-            f64::NAN
-        };
+        put(s, key("access_hold_mean_s"), num(held.mean()));
+        let held_max = if held.n > 0 { held.max } else { f64::NAN };
         put(s, key("access_hold_max_s"), num(held_max));
         let all = members.iter().flat_map(|m| m.stats.delays.iter().copied());
         let (mut lo, mut hi, mut total, mut n) = (u64::MAX, 0u64, 0.0, 0u64);

@@ -3,7 +3,7 @@
 //! summary keys (`links.NAME.*`) and its probe metrics.
 
 use super::build::{at, checked, Builder, Names};
-use super::ports::PortKind;
+use super::ports::{LinkPort, PortKind};
 use super::probes::ProbeMemory;
 use super::{Owner, World};
 use crate::atm::congestion_detector::DetectorConfig;

@@ -125,12 +125,14 @@ impl PortKind {
             Time::ZERO,
         )))))
     }
+}
 
-    pub fn summarise(&self, s: &mut Summary, p: &str) {
+impl LinkPort for PortKind {
+    fn summarise(&self, s: &mut Summary, p: &str) {
         self.port().summarise(s, p);
     }
 
-    pub fn sample(&self, metric: usize) -> f64 {
+    fn sample(&self, metric: usize) -> f64 {
         self.port().sample(metric)
     }
 }
