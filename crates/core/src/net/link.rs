@@ -189,7 +189,7 @@ impl Link {
         }
         match v {
             Verdict::Queued => {
-                self.queue.push(pdu);
+                self.queue.push_admitted(pdu, now);
                 // A level's queue only grows here, so its maximum is kept here.
                 let level = usize::from(pdu.priority.min(1));
                 let m = &mut self.stats.queue_max_by_priority[level];
@@ -267,7 +267,7 @@ impl Link {
         if self.transmitting(now) || self.rate().bps <= 0.0 {
             return;
         }
-        if let Some(next) = self.queue.pop() {
+        if let Some(next) = self.queue.pop(now) {
             self.start_tx(now, next);
         }
     }
@@ -457,7 +457,7 @@ impl Link {
     /// waiting, on the wire (an errored one included until its last bit has
     /// left), or propagating.
     pub fn for_each_held(&self, mut f: impl FnMut(&Pdu)) {
-        self.queue.iter().for_each(&mut f);
+        self.queue.for_each_waiting(&mut f);
         if let Some(s) = &self.in_service {
             f(&s.pdu);
         }

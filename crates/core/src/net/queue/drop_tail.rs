@@ -1,0 +1,57 @@
+//! Drop-tail FIFO: a unit is admitted while the buffer holds fewer than
+//! its limit in packets (or has room for its bytes), and discarded
+//! otherwise. Both priority levels share the one FIFO in arrival order.
+
+use super::fifo::Fifo;
+use super::{Limit, QueueDiscipline, Verdict};
+use crate::engine::Time;
+use crate::net::pdu::Pdu;
+
+#[derive(Clone, Debug)]
+pub struct DropTail {
+    fifo: Fifo,
+    limit: Limit,
+}
+
+impl DropTail {
+    pub fn new(limit: Limit) -> DropTail {
+        DropTail {
+            fifo: Fifo::new(),
+            limit,
+        }
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn admission(&self, p: &Pdu) -> Verdict {
+        if self.limit.fits(self.fifo.len(), self.fifo.bytes, p.bytes) {
+            Verdict::Queued
+        } else {
+            Verdict::DroppedFull
+        }
+    }
+
+    fn push(&mut self, p: Pdu, _now: Time) {
+        self.fifo.push(p);
+    }
+
+    fn pop(&mut self, _now: Time) -> Option<Pdu> {
+        self.fifo.pop()
+    }
+
+    fn packets(&self) -> u64 {
+        self.fifo.len()
+    }
+
+    fn packets_at(&self, level: usize) -> u64 {
+        self.fifo.by_priority[level.min(1)]
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes
+    }
+
+    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
+        self.fifo.q.iter().for_each(f);
+    }
+}

@@ -1,0 +1,45 @@
+//! A first-in first-out buffer with the occupancy counters every
+//! discipline reports: packets, bytes, and packets per CLP/priority level.
+
+use crate::net::pdu::Pdu;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug)]
+pub(super) struct Fifo {
+    pub(super) q: VecDeque<Pdu>,
+    pub(super) bytes: u64,
+    /// Units waiting per priority level (0 high, 1 low and every other).
+    pub(super) by_priority: [u64; 2],
+}
+
+impl Fifo {
+    pub(super) fn new() -> Fifo {
+        Fifo {
+            q: VecDeque::new(),
+            bytes: 0,
+            by_priority: [0; 2],
+        }
+    }
+
+    pub(super) fn push(&mut self, p: Pdu) {
+        self.bytes += p.bytes as u64;
+        self.by_priority[level(&p)] += 1;
+        self.q.push_back(p);
+    }
+
+    pub(super) fn pop(&mut self) -> Option<Pdu> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.bytes as u64;
+        self.by_priority[level(&p)] -= 1;
+        Some(p)
+    }
+
+    pub(super) fn len(&self) -> u64 {
+        self.q.len() as u64
+    }
+}
+
+/// The priority level a PDU counts in: 0, or 1 for every lower priority.
+pub(super) fn level(p: &Pdu) -> usize {
+    (p.priority as usize).min(1)
+}
