@@ -7,7 +7,8 @@
 //! what they share: the names found so far and the world being built.
 
 use super::component::Component;
-use super::{Net, StopCondition, World};
+use super::registry::Registry;
+use super::{Counts, Net, Sampler, Scratch, StopCondition, World};
 use crate::engine::{Duration, Scheduler, Time};
 use crate::net::{Iface, Port};
 use crate::scenario::description::{Description, StopWhen};
@@ -115,7 +116,7 @@ impl World {
         };
         b.links()?;
         b.routes()?;
-        b.dvb_rcs()?;
+        let dvb_rcs = b.dvb_rcs()?;
         b.sinks()?;
         let sources = b.sources()?;
         let (tcp, shapers) = b.tcp()?;
@@ -151,11 +152,11 @@ impl World {
             w.sched
                 .schedule(w.net.link_slots[l], w.net.links[l].poll_at());
         }
-        for d in &w.dvb_rcs {
-            w.sched.schedule(d.slot, d.wakeup());
+        for &id in &dvb_rcs {
+            w.start(id);
         }
         if !w.probes.is_empty() {
-            w.sched.schedule(w.sample_slot, w.next_sample);
+            w.sched.schedule(w.sampler.slot, w.sampler.next);
         }
         Ok(b.w)
     }
@@ -173,8 +174,6 @@ impl World {
             stopped: None,
             driven: false,
             sched: Scheduler::new(),
-            owners: Vec::new(),
-            free_slots: Vec::new(),
             net: Net {
                 nodes: Vec::new(),
                 links: Vec::new(),
@@ -184,26 +183,16 @@ impl World {
                 link_slots: Vec::new(),
                 port_slots: Vec::new(),
             },
-            comps: Vec::new(),
-            regs: Vec::new(),
-            free_comps: Vec::new(),
-            agents: Vec::new(),
-            free_agents: Default::default(),
+            reg: Registry::default(),
             flows: Vec::new(),
             probes: Vec::new(),
-            dvb_rcs: Vec::new(),
-            sample_slot: 0,
-            sample_interval: Duration(d.sample_interval_ps),
-            next_sample: Time(d.sample_interval_ps),
-            unroutable: 0,
-            stale: 0,
-            pdus_sent: 0,
-            pdus_delivered: 0,
-            outbox: Default::default(),
-            link_out: Vec::new(),
-            port_release: Vec::new(),
-            port_discarded: Vec::new(),
-            spawn: Vec::new(),
+            sampler: Sampler {
+                slot: 0,
+                interval: Duration(d.sample_interval_ps),
+                next: Time(d.sample_interval_ps),
+            },
+            counts: Counts::default(),
+            scratch: Scratch::default(),
         }
     }
 

@@ -448,7 +448,7 @@ impl Builder<'_> {
                     ports::police(&mut self.w.net.ports[l as usize], flow, c);
                     if !had_port {
                         self.w.net.port_slots[l as usize] =
-                            self.w.alloc_slot(super::Owner::Port(l));
+                            self.w.alloc_slot(super::registry::Owner::Port(l));
                     }
                 }
                 let mut src = CellSource {

@@ -6,12 +6,14 @@
 //! A component owns scheduler slots (`timers`) and agents (`agents`: the
 //! addresses PDUs are delivered to). It is passive: it says when each timer
 //! is next due (`wakeup`), and handles a timer or a PDU by pushing what it
-//! sends to the outbox of its `Ctx`; it never sees the world.
+//! sends to the outbox of its `Ctx`; it never sees the world (only the
+//! fabric's own controllers, a DVB-RCS NCC, act on the fabric).
 
 use super::arrivals::FlowArrivals;
 use super::atm::VcPair;
 use super::cell_sources::CellSource;
 use super::driver::Exit;
+use super::dvb_rcs::DvbRcs;
 use super::emulated::EmulatedHost;
 use super::probes::ProbeMemory;
 use super::shaper::ShaperComp;
@@ -20,6 +22,7 @@ use super::tcp::TcpConn;
 use super::tfrc::TfrcFlow;
 use super::tfrc_arrivals::TfrcArrivals;
 use super::udp_rr::UdpRrConn;
+use super::Net;
 use crate::apps::FlowRecord;
 use crate::engine::Time;
 use crate::net::iface::Outbox;
@@ -36,6 +39,10 @@ pub struct Ctx<'a> {
     pub flows: &'a mut Vec<FlowRecord>,
     /// Components to create now (a flow arriving during the run).
     pub spawn: &'a mut Vec<Spawn>,
+    /// The network fabric, for the models that are part of it: a DVB-RCS
+    /// channel's NCC reads its terminals' uplinks and assigns their slots.
+    /// A traffic model only sends.
+    pub net: &'a mut Net,
     /// Set when the component's work is done: the world releases it.
     pub finished: bool,
 }
@@ -61,6 +68,7 @@ pub enum Spawn {
 /// the components it works with (a connection on the VCs under it).
 pub struct View<'a> {
     pub now: Time,
+    pub net: &'a Net,
     pub comps: &'a [Component],
     pub flows: &'a [FlowRecord],
     /// PDUs of each flow still in the network (end-of-run summaries only).
@@ -158,6 +166,7 @@ pub enum Component {
     CellSource(Box<CellSource>),
     Exit(Box<Exit>),
     Emulated(Box<EmulatedHost>),
+    DvbRcs(Box<DvbRcs>),
 }
 
 impl Component {
@@ -178,6 +187,7 @@ impl Component {
             Component::CellSource(c) => &**c,
             Component::Exit(c) => &**c,
             Component::Emulated(c) => &**c,
+            Component::DvbRcs(c) => &**c,
         }
     }
 
@@ -197,6 +207,7 @@ impl Component {
             Component::CellSource(c) => &mut **c,
             Component::Exit(c) => &mut **c,
             Component::Emulated(c) => &mut **c,
+            Component::DvbRcs(c) => &mut **c,
         }
     }
 

@@ -92,7 +92,7 @@ impl World {
             "inject: flow {} is not one of the world's (add_flow)",
             pdu.flow
         );
-        self.pdus_sent += 1;
+        self.counts.pdus_sent += 1;
         self.forward(node, &mut pdu);
     }
 
@@ -109,8 +109,8 @@ impl World {
     /// The PDUs that reached `exit` since the last call, with the times
     /// they arrived, in order.
     pub fn take_exited(&mut self, exit: AgentAddr) -> Vec<(Time, Pdu)> {
-        let comp = self.agents.get(exit.index as usize).map(|a| a.comp);
-        match comp.map(|c| &mut self.comps[c as usize]) {
+        let comp = self.reg.comp_of_agent(exit.index);
+        match comp.map(|c| &mut self.reg.comps[c as usize]) {
             Some(Component::Exit(e)) => std::mem::take(&mut e.left),
             _ => Vec::new(),
         }

@@ -7,14 +7,18 @@
 //! super-frame it applies to. A terminal with `quick_start` has a QS agent
 //! at its uplink's input (`satmac::qs_agent::QsPort`): it hears each TBTP's
 //! free capacity when the TBTP reaches the terminals, and with QSD its
-//! approvals join the terminal's next request. The world wakes the channel
-//! at each boundary and when a TBTP is heard.
+//! approvals join the terminal's next request. The channel is a component
+//! of the fabric: its one timer wakes it at each boundary and when a TBTP
+//! is heard, and it acts on its uplinks through `Ctx::net`.
 
 use super::build::{at, checked, Builder, Names};
+use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
-use super::{Net, Owner};
-use crate::engine::{Duration, RngStream, Slot, Time};
+use super::registry::Owner;
+use super::Net;
+use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
+use crate::net::Pdu;
 use crate::satmac::qs_agent::QsPort;
 use crate::satmac::{
     DamaConfig, FrameConfig, Ncc, QsAgent, QsAgentConfig, RequestConfig, Requester,
@@ -82,7 +86,6 @@ pub struct DvbRcs {
     ncc: Ncc,
     terminals: Vec<Terminal>,
     next_boundary: Time,
-    pub(super) slot: Slot,
     /// Plans that reached an uplink after their super-frame had begun.
     late_plans: u64,
     /// TBTPs on their way down: when the terminals hear each, and its free
@@ -90,14 +93,40 @@ pub struct DvbRcs {
     tbtps: VecDeque<(Time, u32)>,
 }
 
+impl Model for DvbRcs {
+    fn agents(&self) -> usize {
+        0
+    }
+
+    fn timers(&self) -> usize {
+        1
+    }
+
+    fn wakeup(&self, _k: usize, _now: Time) -> Time {
+        self.next_wake()
+    }
+
+    fn on_timer(&mut self, _k: usize, cx: &mut Ctx<'_>) {
+        self.on_wake(cx.now, cx.net);
+    }
+
+    fn on_pdu(&mut self, _agent: usize, _p: &Pdu, _cx: &mut Ctx<'_>) {
+        unreachable!("a DVB-RCS channel has no agents");
+    }
+
+    fn summarise(&self, s: &mut Summary, view: &View<'_>) {
+        self.summarise_on(view.net, s);
+    }
+}
+
 impl DvbRcs {
-    pub fn wakeup(&self) -> Time {
+    fn next_wake(&self) -> Time {
         let heard = self.tbtps.front().map_or(Time::NEVER, |t| t.0);
         self.next_boundary.min(heard)
     }
 
     /// Whatever is due now: TBTPs reaching the terminals, a boundary.
-    pub fn on_wake(&mut self, now: Time, net: &mut Net) {
+    fn on_wake(&mut self, now: Time, net: &mut Net) {
         while self.tbtps.front().is_some_and(|t| t.0 <= now) {
             let (_, free) = self.tbtps.pop_front().expect("front exists");
             for t in self.terminals.iter().filter(|t| t.quick_start) {
@@ -139,7 +168,7 @@ impl DvbRcs {
     }
 
     /// `dvb_rcs.NAME.*` and `dvb_rcs.NAME.TERMINAL.*`.
-    pub fn summarise(&self, net: &Net, s: &mut Summary) {
+    fn summarise_on(&self, net: &Net, s: &mut Summary) {
         let p = format!("dvb_rcs.{}.", self.name);
         let f = self.ncc.frame();
         let ms = |d: Duration| num(d.as_secs_f64() * 1e3);
@@ -187,9 +216,10 @@ fn request(t: &mut Terminal, uplink: &crate::net::Link, tr: Duration) -> f64 {
 
 impl Builder<'_> {
     /// The `dvb_rcs` entries; their first boundary is one super-frame in.
-    pub(super) fn dvb_rcs(&mut self) -> Result<(), BuildError> {
+    /// Returns their component ids.
+    pub(super) fn dvb_rcs(&mut self) -> Result<Vec<u32>, BuildError> {
         let links = Names::of(self.d.links.iter().map(|l| l.name.as_str()));
-        let mut claimed = vec![];
+        let (mut claimed, mut ids) = (vec![], vec![]);
         for d in &self.d.dvb_rcs {
             let here = at("dvb_rcs", &d.name);
             checked(d.frame.check(), &here)?;
@@ -252,18 +282,15 @@ impl Builder<'_> {
                     quick_start: t.quick_start.is_some(),
                 });
             }
-            let slot = self
-                .w
-                .alloc_slot(Owner::DvbRcs(self.w.dvb_rcs.len() as u32));
-            self.w.dvb_rcs.push(DvbRcs {
+            let channel = DvbRcs {
                 name: d.name.clone(),
                 next_boundary: Time(d.frame.superframe().ps()),
                 ncc,
                 terminals,
-                slot,
                 late_plans: 0,
                 tbtps: VecDeque::new(),
-            });
+            };
+            ids.push(self.w.add(Component::DvbRcs(Box::new(channel))));
         }
         for (l, link) in self.d.links.iter().enumerate() {
             if let CapacityConfig::DvbRcs { channel } = &link.capacity {
@@ -276,6 +303,6 @@ impl Builder<'_> {
                 }
             }
         }
-        Ok(())
+        Ok(ids)
     }
 }

@@ -203,7 +203,7 @@ impl World {
     /// The hosts outside the model, in description order.
     pub fn emulated_hosts(&self) -> Vec<HostHandle> {
         let mut hosts: Vec<HostHandle> = Vec::new();
-        for (id, c) in self.comps.iter().enumerate() {
+        for (id, c) in self.reg.comps.iter().enumerate() {
             if let Component::Emulated(h) = c {
                 hosts.push(HostHandle {
                     id: id as u32,
@@ -221,11 +221,11 @@ impl World {
     /// now: it enters the network at `from`'s node. Returns its sequence
     /// number in `from`'s flow, by which the driver finds its bytes again.
     pub fn send_from_host(&mut self, from: HostHandle, to: HostHandle, bytes: u32) -> u64 {
-        let Component::Emulated(dst) = &self.comps[to.id as usize] else {
+        let Component::Emulated(dst) = &self.reg.comps[to.id as usize] else {
             panic!("send_from_host: {to:?} is not an emulated host");
         };
         let agent = dst.agent;
-        let Component::Emulated(src) = &mut self.comps[from.id as usize] else {
+        let Component::Emulated(src) = &mut self.reg.comps[from.id as usize] else {
             panic!("send_from_host: {from:?} is not an emulated host");
         };
         let seq = src.sent_packets;
@@ -259,7 +259,7 @@ impl World {
     /// The packets that reached `host` since the last call, with their
     /// arrival times, in order.
     pub fn take_arrived(&mut self, host: HostHandle) -> Vec<(Time, Pdu)> {
-        match &mut self.comps[host.id as usize] {
+        match &mut self.reg.comps[host.id as usize] {
             Component::Emulated(h) => std::mem::take(&mut h.arrived),
             _ => Vec::new(),
         }

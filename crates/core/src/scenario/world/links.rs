@@ -5,7 +5,8 @@
 use super::build::{at, checked, Builder, Names};
 use super::ports::{LinkPort, PortKind};
 use super::probes::ProbeMemory;
-use super::{Owner, World};
+use super::registry::Owner;
+use super::World;
 use crate::atm::congestion_detector::DetectorConfig;
 use crate::atm::erica::EricaConfig;
 use crate::engine::{Duration, RngStream, Time};
@@ -263,7 +264,7 @@ impl Builder<'_> {
             w.net.ports.push(port);
             w.net.port_slots.push(port_slot);
         }
-        self.w.sample_slot = self.w.alloc_slot(Owner::Sampler);
+        self.w.sampler.slot = self.w.alloc_slot(Owner::Sampler);
         Ok(())
     }
 

@@ -382,7 +382,8 @@ mod tests {
     use super::*;
     use crate::engine::Duration;
     use crate::net::port::testing::Spacer;
-    use crate::scenario::world::{Owner, World};
+    use crate::scenario::world::registry::Owner;
+    use crate::scenario::world::World;
     use crate::scenario::ScenarioBuilder;
 
     /// Puts `port` at the input of link `l`, with its timer.

@@ -119,11 +119,12 @@ pub fn measure(w: &mut World, k: usize, dt: f64) -> f64 {
         Target::Component(c) => {
             let view = View {
                 now: w.now,
-                comps: &w.comps,
+                net: &w.net,
+                comps: &w.reg.comps,
                 flows: &w.flows,
                 in_flight: &[],
             };
-            w.comps[c as usize]
+            w.reg.comps[c as usize]
                 .model()
                 .sample(metric, &mut mem, dt, &view)
         }

@@ -25,20 +25,18 @@ fn summarise(w: &World) -> Summary {
         "run.stop_reason".into(),
         w.stopped.map_or("running", |r| r.as_str()),
     );
-    put(&mut s, "run.unroutable".into(), w.unroutable);
+    put(&mut s, "run.unroutable".into(), w.counts.unroutable);
     links::summarise(w, &mut s);
-    for d in &w.dvb_rcs {
-        d.summarise(&w.net, &mut s);
-    }
     let in_flight = w.in_flight_per_flow();
     conservation(w, &in_flight, &mut s);
     let view = View {
         now: w.now,
-        comps: &w.comps,
+        net: &w.net,
+        comps: &w.reg.comps,
         flows: &w.flows,
         in_flight: &in_flight,
     };
-    for c in &w.comps {
+    for c in &w.reg.comps {
         c.model().summarise(&mut s, &view);
     }
     s
@@ -49,13 +47,13 @@ fn summarise(w: &World) -> Summary {
 /// passed on, lost or is still held. `run.pdus_unaccounted` counts the
 /// others: zero, or the run lost data without counting it.
 fn conservation(w: &World, in_flight: &[u64], s: &mut Summary) {
-    let (sent, delivered) = (w.pdus_sent, w.pdus_delivered);
+    let (sent, delivered) = (w.counts.pdus_sent, w.counts.pdus_delivered);
     let dropped: u64 = w.flows.iter().map(|f| f.dropped).sum();
     let errored: u64 = w.flows.iter().map(|f| f.errored).sum::<u64>()
         + w.net.links.iter().map(|l| l.pending_errors()).sum::<u64>();
     let held: u64 = in_flight.iter().sum();
     let network = sent as i64 - (delivered + dropped + errored + held) as i64;
-    let attachments: i64 = w.comps.iter().map(|c| c.model().unaccounted()).sum();
+    let attachments: i64 = w.reg.comps.iter().map(|c| c.model().unaccounted()).sum();
     put(s, "run.pdus_sent".into(), sent);
     put(s, "run.pdus_delivered".into(), delivered);
     put(s, "run.pdus_dropped".into(), dropped);

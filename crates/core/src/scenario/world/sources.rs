@@ -331,7 +331,7 @@ impl Builder<'_> {
         for s in &self.d.sources {
             let at = at("sources", &s.name);
             let sink = self.find("sink", "sink", &s.sink, &at)?;
-            let Component::Sink(sink_comp) = &self.w.comps[sink as usize] else {
+            let Component::Sink(sink_comp) = &self.w.reg.comps[sink as usize] else {
                 unreachable!("a sink's id")
             };
             let dst_node = sink_comp.sink.node;
