@@ -115,7 +115,7 @@ def one_run(config: str, variant: str, seed: int) -> dict:
     import numpy as np
     import satcc
     from satcc.studies import abr_lrd_vbr as study
-    from satcc.studies.framework import RunSpec
+    from satcc.studies.spec import RunSpec
 
     t0 = time.perf_counter()
     sc = _scenario(config, VARIANTS[variant])

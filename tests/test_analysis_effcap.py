@@ -1,17 +1,15 @@
 # Tests for satcc.analysis.effcap: the Markov-renewal analysis of the abr-effcap
-# paper's section 3 and the effcap estimator of its section 4.1.
+# paper's section 3.
 #
-# Reference values come from outside the module: numpy's eigenvectors and
-# matrix powers for the capacity chain, a doubling loop for slow start, hand
+# Reference values come from outside the module: numpy's matrix powers for the
+# capacity chain seen at round-trip epochs, a doubling loop for slow start, hand
 # arithmetic for the paper's loss argument (2 (B_max - B) packets fit before a
-# drop), the formula of /work/shared/REFERENCE.md section 8 for the block
-# estimator, limits the model must reach (constant capacity, buffers that
+# drop), limits the model must reach (constant capacity, buffers that
 # never overflow), and the statements the paper makes about its analysis
 # curves (Figs. 8 and 9, sections 5.1 and 8). The paper's published curves are
 # not in the text, so statements are checked with the tolerances given beside
-# each test.
-
-import math
+# each test. The chain tools are tested in test_analysis_markov.py, the effcap
+# estimator of section 4.1 in test_analysis_effcap_estimator.py.
 
 import numpy as np
 import pytest
@@ -19,17 +17,13 @@ import satcc.analysis
 from satcc.analysis import (
     bottleneck_interval,
     cycle_outcome,
-    effcap_estimate,
-    effcap_series,
     efficiency_bounds,
     interval_switch_probability,
     markov_renewal_analysis,
-    n_step_matrix,
     rtt_step_matrix,
     rtt_switch_probability,
     slow_start_packets,
     slow_start_rounds,
-    stationary_distribution,
     two_state_matrix,
     window_increment_pmf,
 )
@@ -39,44 +33,6 @@ DELTA = 40  # 200 ms in packet times at the high rate (500 B at 100 KB/s = 5 ms)
 IDENTITY = np.eye(2)
 
 # ------------------------------------------------------------ the capacity chain
-
-
-def _numpy_stationary(P):
-    """Left eigenvector of P for eigenvalue 1, normalised (independent of the module)."""
-    w, v = np.linalg.eig(P.T)
-    k = int(np.argmin(abs(w - 1)))
-    vec = np.real(v[:, k])
-    return vec / vec.sum()
-
-
-@pytest.mark.parametrize(("p01", "p10"), [(0.1, 0.1), (0.3, 0.05), (1.0, 1.0), (0.02, 0.9)])
-def test_stationary_distribution_two_states_against_numpy(p01, p10):
-    P = two_state_matrix(p01, p10)
-    assert np.allclose(P.sum(axis=1), 1)
-    assert np.allclose(stationary_distribution(P), _numpy_stationary(P))
-
-
-def test_stationary_distribution_larger_chain_against_numpy():
-    rng = np.random.default_rng(7)
-    P = rng.random((5, 5))
-    P /= P.sum(axis=1, keepdims=True)
-    assert np.allclose(stationary_distribution(P), _numpy_stationary(P))
-
-
-def test_symmetric_chain_spends_half_the_time_in_each_state():
-    assert np.allclose(stationary_distribution(two_state_matrix(0.2)), [0.5, 0.5])
-
-
-def test_stationary_distribution_rejects_a_chain_that_never_switches():
-    with pytest.raises(ValueError, match="not unique"):
-        stationary_distribution(IDENTITY)
-
-
-@pytest.mark.parametrize(("p01", "p10"), [(0.15, 0.15), (0.6, 0.6), (0.3, 0.7), (1.0, 1.0)])
-@pytest.mark.parametrize("n", [0, 1, 2, 6, 7, 13])
-def test_n_step_matrix_against_matrix_power(p01, p10, n):
-    P = two_state_matrix(p01, p10)
-    assert np.allclose(n_step_matrix(P, n), np.linalg.matrix_power(P, n), atol=1e-12)
 
 
 def test_interval_switch_probability_is_interval_over_tau():
@@ -430,96 +386,3 @@ def test_abr_efficiency_tends_to_one_without_atm_overhead():
     cons, opt = efficiency_bounds(1e4, DELTA, 10, "instcap")
     assert cons == pytest.approx(1, abs=1e-3) and opt == pytest.approx(1, abs=1e-3)
     assert 48 / 53 * cons == pytest.approx(0.9, abs=0.01)
-
-
-# -------------------------------------------------------------- effcap estimator
-
-
-def _reference_block_estimator(x, block_len, theta):
-    """REFERENCE.md section 8: disjoint blocks, -1/(theta T) ln((1/K) sum exp(-theta S_k))."""
-    K = x.size // block_len
-    S = x[x.size - K * block_len :].reshape(K, block_len).sum(axis=1)
-    return -math.log(np.mean(np.exp(-theta * S))) / (theta * block_len)
-
-
-def _trace(p, n, seed=1, high=1.0, low=0.5):
-    """Per-interval capacity of a symmetric two-state chain switching with probability p."""
-    rng = np.random.default_rng(seed)
-    flips = rng.random(n) < p
-    state = np.cumsum(flips) % 2
-    return np.where(state == 0, high, low)
-
-
-def test_instcap_is_effcap_with_one_block_of_one_sample():
-    x = _trace(0.2, 100)
-    for delta in (0.0, 0.5, math.inf):
-        assert effcap_estimate(x, 1, 1, delta) == x[-1]
-
-
-def test_effcap_minimum_of_sliding_block_averages():
-    x = np.array([1.0, 0.5, 0.5, 1.0, 1.0, 1.0, 0.5, 1.0])
-    # M = 3, N = 4 most recent sliding blocks: [3:6], [4:7], [5:8] and [2:5].
-    blocks = [x[2:5].mean(), x[3:6].mean(), x[4:7].mean(), x[5:8].mean()]
-    assert effcap_estimate(x, 3, 4) == pytest.approx(min(blocks))
-    assert effcap_estimate(x, 3, 4, delta=0) == pytest.approx(np.mean(blocks))
-
-
-@pytest.mark.parametrize("stride", [1, 2, 5])
-def test_effcap_delta_limits(stride):
-    x = _trace(0.1, 400, seed=3) * 20  # packets per interval
-    mean_blocks = effcap_estimate(x, 5, 30, delta=0, stride=stride)
-    minimum = effcap_estimate(x, 5, 30, delta=math.inf, stride=stride)
-    assert effcap_estimate(x, 5, 30, delta=1e-9, stride=stride) == pytest.approx(mean_blocks)
-    assert effcap_estimate(x, 5, 30, delta=1e4, stride=stride) == pytest.approx(minimum, rel=1e-3)
-    values = [effcap_estimate(x, 5, 30, delta=d, stride=stride) for d in (0, 0.01, 0.1, 1, 10)]
-    assert all(a >= b - 1e-12 for a, b in zip(values, values[1:], strict=False))
-    assert minimum <= values[-1] <= values[0]
-
-
-@pytest.mark.parametrize("theta", [0.01, 0.2, 3.0])
-def test_effcap_with_disjoint_blocks_is_the_reference_block_estimator(theta):
-    x = _trace(0.05, 240, seed=5) * 7
-    got = effcap_estimate(x, 6, 40, delta=theta, stride=6)
-    assert got == pytest.approx(_reference_block_estimator(x, 6, theta), rel=1e-12)
-
-
-def test_effcap_follows_slow_changes_like_instcap():
-    # Section 4.1: "if the network changes are slow, all N averages equal the
-    # bottleneck's capacity ... EFFCAP is INSTCAP" (apart from the few intervals
-    # after each change, M + N - 1 at most).
-    x = _trace(0.002, 5000, seed=11)
-    fb = effcap_series(x, 7, 8)
-    agree = np.mean(fb[20:] == x[20:])
-    assert agree > 0.9
-
-
-def test_effcap_feeds_back_the_mean_when_changes_are_fast():
-    # Section 4.1: "if the network variations are fast, EFFCAP is (close to) the
-    # mean capacity". A chain that switches every interval (tau = T) alternates,
-    # so any M-average is within (high - low) / (2 M) of the mean.
-    x = _trace(1.0, 200)
-    fb = effcap_series(x, 7, 8)[50:]
-    assert np.all(np.abs(fb - 0.75) <= 0.25 / 7 + 1e-12)
-
-
-def test_effcap_series_matches_the_estimate_at_each_interval():
-    x = _trace(0.1, 60, seed=2)
-    fb = effcap_series(x, 4, 3, delta=0.5, stride=2)
-    need = 4 + 2 * 2
-    assert np.all(np.isnan(fb[: need - 1]))
-    for t in range(need - 1, x.size):
-        assert fb[t] == pytest.approx(effcap_estimate(x[: t + 1], 4, 3, 0.5, 2))
-
-
-@pytest.mark.parametrize(
-    ("args", "match"),
-    [
-        ((np.ones(4), 3, 3), "need 5 samples"),
-        ((np.ones((2, 2)), 1, 1), "one-dimensional"),
-        ((np.array([1.0, np.nan]), 1, 1), "finite"),
-        ((np.ones(5), 0, 1), "block_len"),
-    ],
-)
-def test_effcap_bad_arguments(args, match):
-    with pytest.raises(ValueError, match=match):
-        effcap_estimate(*args)

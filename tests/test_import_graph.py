@@ -62,7 +62,7 @@ def import_graph() -> dict[str, set[str]]:
 
 def test_the_graph_is_read():
     graph = import_graph()
-    assert "satcc.studies.framework" in graph["satcc.studies.proactive_atm"]
+    assert "satcc.studies.spec" in graph["satcc.studies.proactive_atm"]
     assert "satcc.studies.proactive_atm.model" in graph["satcc.studies.proactive_atm.figures"]
 
 

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from satcc import studies
 from satcc.studies import abr_lrd_vbr as study
-from satcc.studies import framework
+from satcc.studies import framework, present
 
 
 def test_registered():
@@ -106,7 +106,7 @@ def test_the_six_tables_are_laid_out_with_published_rows_first(tmp_path):
         study.STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False, worker=worker
     )
     console = Console(width=80, record=True)
-    framework.print_comparison(study.STUDY, table, console, quick=True)
+    present.print_comparison(study.STUDY, table, console, quick=True)
     text = console.export_text()
     for number in range(1, 7):
         assert f"Table {number}:" in text

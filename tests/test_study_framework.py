@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from satcc import studies
-from satcc.studies import framework, queueing_theory
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies import compare, execution, framework, present, queueing_theory
+from satcc.studies.errors import RunFailed
+from satcc.studies.spec import Reference, RunSpec, Study
 
 # ---------------------------------------------------------------------------
 # A synthetic study: the "simulation" returns base + offset[seed].
@@ -117,9 +118,7 @@ def test_rows_shown_but_not_judged(tmp_path):
     )
     assert table["passed"].tolist() == [True, None, None]
     assert math.isnan(table.loc[1, "error"]) and table.loc[2, "error"] == 0.0
-    assert framework.verdict_line(table) == (
-        "1/1 checks within tolerance; 2 rows shown, not judged"
-    )
+    assert compare.verdict_line(table) == ("1/1 checks within tolerance; 2 rows shown, not judged")
 
 
 def test_terminal_table_writes_tolerances_as_the_report_does(tmp_path):
@@ -137,7 +136,7 @@ def test_terminal_table_writes_tolerances_as_the_report_does(tmp_path):
         study, jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
     )
     console = Console(record=True, width=200)
-    framework.print_comparison(study, table, console)
+    present.print_comparison(study, table, console)
     rows = {
         words[0]: words
         for words in map(str.split, console.export_text().splitlines())
@@ -153,14 +152,14 @@ def test_terminal_table_writes_tolerances_as_the_report_does(tmp_path):
 
 def test_confidence_half_width_matches_student_t():
     # mean 2, sample sd 1, n 3: t(0.975, 2) = 4.302652729911275
-    assert framework.confidence_half_width([1.0, 2.0, 3.0]) == pytest.approx(
+    assert compare.confidence_half_width([1.0, 2.0, 3.0]) == pytest.approx(
         4.302652729911275 / math.sqrt(3)
     )
 
 
 def test_confidence_half_width_needs_two_values():
-    assert math.isnan(framework.confidence_half_width([5.0]))
-    assert math.isnan(framework.confidence_half_width([]))
+    assert math.isnan(compare.confidence_half_width([5.0]))
+    assert math.isnan(compare.confidence_half_width([]))
 
 
 def test_aggregate_per_label_and_metric():
@@ -172,7 +171,7 @@ def test_aggregate_per_label_and_metric():
             "value": [1.0, 2.0, 6.0, 4.0],
         }
     )
-    agg = framework.aggregate(per_run).set_index("label")
+    agg = compare.aggregate(per_run).set_index("label")
     assert agg.loc["a", "mean"] == pytest.approx(3.0)
     assert agg.loc["a", "n"] == 3
     sd = np.std([1.0, 2.0, 6.0], ddof=1)
@@ -197,7 +196,7 @@ def test_reproduce_builds_table_and_files(tmp_path):
     table = framework.reproduce(
         study, jobs=1, out=tmp_path, progress=False, show=False, worker=fake_worker
     )
-    assert list(table.columns) == framework.TABLE_COLUMNS
+    assert list(table.columns) == compare.TABLE_COLUMNS
     assert list(table["passed"]) == [True, False, True]
     assert list(table["n_seeds"]) == [3, 3, 3]
     assert table["measured"].tolist() == pytest.approx([1.0, 2.0, 10.0])
@@ -289,7 +288,7 @@ def test_quick_mode_leaves_out_full_only_runs_and_their_references(tmp_path):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_failed_run_is_named_and_nothing_is_written(tmp_path, jobs):
     study = fake_study(REFERENCES)
-    with pytest.raises(framework.RunFailed, match="run 'high' with seed 2 failed: no route"):
+    with pytest.raises(RunFailed, match="run 'high' with seed 2 failed: no route"):
         framework.reproduce(
             study, jobs=jobs, out=tmp_path, progress=False, show=False, worker=failing_worker
         )
@@ -300,14 +299,14 @@ def test_interrupt_stops_running_workers_promptly():
     specs = [RunSpec("quick", {}, {"sleep": 0.0})] + [
         RunSpec(f"slow{i}", {}, {"sleep": 60.0}) for i in range(3)
     ]
-    tasks = [framework._Task(i, 1) for i in range(len(specs))]
+    tasks = [execution._Task(i, 1) for i in range(len(specs))]
 
     def advance():
         raise KeyboardInterrupt  # Ctrl-C as soon as the first run finishes
 
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        framework._execute_pool(specs, tasks, 2, slow_worker, advance)
+        execution._execute_pool(specs, tasks, 2, slow_worker, advance)
     assert time.monotonic() - started < 30
 
 
@@ -318,9 +317,9 @@ def test_write_atomic_failure_keeps_old_file(tmp_path, monkeypatch):
     def failing_replace(src, dst):
         raise OSError("simulated")
 
-    monkeypatch.setattr(framework.os, "replace", failing_replace)
+    monkeypatch.setattr(present.os, "replace", failing_replace)
     with pytest.raises(OSError):
-        framework.write_atomic(path, "new\n")
+        present.write_atomic(path, "new\n")
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["t.csv"]
 
@@ -467,9 +466,9 @@ def test_a_reproduction_after_a_code_change_recomputes_every_run(tmp_path):
 def test_a_key_only_other_runs_have_reads_back_as_absent():
     # The campaign store keeps summaries as columns: a block size only some
     # runs reach reads back as pd.NA in a column of nullable integers.
-    assert framework._missing(pd.NA) and framework._missing(None)
-    assert framework._missing(math.nan)
-    assert not framework._missing(0) and not framework._missing("duration")
+    assert execution._missing(pd.NA) and execution._missing(None)
+    assert execution._missing(math.nan)
+    assert not execution._missing(0) and not execution._missing("duration")
 
 
 def test_off_a_terminal_the_comparison_is_printed_in_full(tmp_path, capsys):

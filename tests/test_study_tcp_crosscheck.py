@@ -15,8 +15,8 @@ import satcc
 from satcc import studies
 from satcc.studies import ns2
 from satcc.studies import tcp_crosscheck as study
-from satcc.studies.framework import Study
 from satcc.studies.ns2 import Case, Flow
+from satcc.studies.spec import Study
 
 NO_NS2 = "ns-2 (`ns`, Debian package ns2) is not installed: bash scripts/ensure-ns2.sh"
 needs_ns2 = pytest.mark.skipif(ns2.find_ns() is None, reason=NO_NS2)

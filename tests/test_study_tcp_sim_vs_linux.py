@@ -16,7 +16,7 @@ import satcc
 from satcc import studies
 from satcc.emulate import bulk
 from satcc.studies import tcp_sim_vs_linux as study
-from satcc.studies.framework import run_one
+from satcc.studies.execution import run_one
 
 needs_emulation = pytest.mark.skipif(
     not study.can_emulate(), reason="emulation needs root, /dev/net/tun and iproute2's ip"

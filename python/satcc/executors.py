@@ -9,6 +9,10 @@ sweep down. Executors yield outcomes as runs finish, in completion order.
 - `LocalExecutor`: local processes (the default; embedded, nothing to start).
 - `satcc.dask_executor.DaskExecutor`: a Dask distributed cluster, or a
   LocalCluster it starts itself.
+
+Local worker processes are started by `process_pool` and stopped at once
+by `abandon_pool`, for a sweep's `LocalExecutor` as for a study run with a
+stand-in worker (satcc.studies.execution).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -185,14 +189,7 @@ class LocalExecutor:
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
-        # forkserver: workers do not inherit the parent's threads or locks.
-        ctx = multiprocessing.get_context("forkserver")
-        return cf.ProcessPoolExecutor(
-            max_workers=self.jobs,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
-        )
+        return process_pool(self.jobs, _worker_init, (os.getpid(),))
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         if self.jobs == 1:
@@ -265,6 +262,33 @@ class LocalExecutor:
             return
         abandon_pool(self._pool)
         self._pool = None
+
+
+def process_pool(
+    jobs: int, initializer: Callable[..., None], initargs: tuple[Any, ...] = ()
+) -> cf.ProcessPoolExecutor:
+    """`jobs` local worker processes: the one way satcc starts them, for a
+    sweep's runs (`LocalExecutor`) as for a study run with a stand-in worker
+    (satcc.studies.execution). forkserver, not fork: the parent may hold
+    threads (rich's refresher, pyarrow's pools), and forking a threaded
+    process can deadlock the child; workers inherit none of its threads or
+    locks. `initializer(*initargs)` runs first in every worker:
+    `_worker_init` (end with the sweep) or `ignore_sigint`."""
+    ctx = multiprocessing.get_context("forkserver")
+    return cf.ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=ctx,
+        initializer=initializer,
+        initargs=initargs,
+    )
+
+
+def ignore_sigint() -> None:
+    """Worker initializer for a pool whose parent alone answers Ctrl-C, by
+    abandoning the pool (`abandon_pool`). Ctrl-C reaches the whole process
+    group; workers dying on their own would each print a traceback and
+    break the pool half-way."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def abandon_pool(pool: cf.ProcessPoolExecutor) -> None:

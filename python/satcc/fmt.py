@@ -107,7 +107,7 @@ def mean_ci(mean: Any, ci: Any, divisor: float = 1.0) -> str:
 
 
 def tolerance(value: Any, kind: str) -> str:
-    """A check's tolerance as its kind reads it (see studies.framework.Reference)."""
+    """A check's tolerance as its kind reads it (see studies.spec.Reference)."""
     if is_missing(value) or kind == "none":
         return MISSING
     if kind == "factor":

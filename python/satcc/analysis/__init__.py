@@ -13,6 +13,13 @@
   media flow started behind a DAMA terminal (section 3.5, Fig. 7): the four
   cumulative curves, E2ED as their horizontal distance, and T_q,opt found
   numerically.
+- `satcc.analysis.effcap`: the abr-effcap paper's Markov renewal model of
+  TCP over end-to-end ABR on a two-state bottleneck (section 3): cycle
+  outcomes, throughput and efficiency bounds (Figs. 8 and 9).
+- `satcc.analysis.effcap_estimator`: the same paper's effcap feedback
+  (section 4.1), the effective capacity of blocks of capacity samples.
+- `satcc.analysis.markov`: finite Markov chains (transition matrices,
+  stationary distributions, P^n of a two-state chain) for the above.
 """
 
 from satcc.analysis.effcap import (
@@ -22,25 +29,22 @@ from satcc.analysis.effcap import (
     MarkovRenewalResult,
     bottleneck_interval,
     cycle_outcome,
-    effcap_estimate,
-    effcap_series,
     efficiency_bounds,
     interval_switch_probability,
     markov_renewal_analysis,
-    n_step_matrix,
     rtt_step_matrix,
     rtt_switch_probability,
     slow_start_packets,
     slow_start_rounds,
-    stationary_distribution,
-    two_state_matrix,
     window_increment_pmf,
 )
+from satcc.analysis.effcap_estimator import effcap_estimate, effcap_series
 from satcc.analysis.hurst import (
     fgn_spectral_density,
     hurst_aggregated_variance,
     hurst_whittle,
 )
+from satcc.analysis.markov import n_step_matrix, stationary_distribution, two_state_matrix
 from satcc.analysis.netpipe import (
     AAL5_TRAILER_BYTES,
     ATM_CELL_BYTES,

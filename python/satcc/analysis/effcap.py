@@ -1,4 +1,4 @@
-"""Markov-renewal analysis of TCP over end-to-end ABR, and the effcap estimator.
+"""Markov-renewal analysis of TCP over end-to-end ABR (the abr-effcap paper, section 3).
 
 The abr-effcap paper (`../shared/papers/tcp-end-to-end-abr_effcap.txt`
 beside the repository: "TCP over end-to-end ABR: a study of TCP performance
@@ -60,10 +60,8 @@ interval; whole packets are dropped.
 Efficiency is throughput over the mean bottleneck capacity, with TCP/IP
 headers in the throughput and no ATM overhead (section 5.1).
 
-Section 4.1's effcap feedback (eqs. (25) and (31)) is `effcap_estimate`: the
-effective capacity -1/(M delta) log((1/N) sum_j exp(-delta sum_i C_ij)) over
-N sliding blocks of M capacity samples, and its delta -> infinity limit, the
-minimum block average.
+The chain tools (stationary distributions, P^n) are satcc.analysis.markov;
+section 4.1's effcap estimator is satcc.analysis.effcap_estimator.
 """
 
 from __future__ import annotations
@@ -75,12 +73,17 @@ from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import numpy as np
-from scipy.sparse import coo_matrix, csc_matrix, identity
-from scipy.sparse.linalg import spsolve
-from scipy.special import logsumexp
+from scipy.sparse import coo_matrix
 from scipy.stats import binom
 
-from satcc.analysis._validate import positive
+from satcc.analysis._validate import integer, positive, probability
+from satcc.analysis.markov import (
+    n_step_matrix,
+    sparse_stationary_distribution,
+    stationary_distribution,
+    transition_matrix,
+    two_state_matrix,
+)
 
 __all__ = [
     "BottleneckInterval",
@@ -89,18 +92,13 @@ __all__ = [
     "MarkovRenewalResult",
     "bottleneck_interval",
     "cycle_outcome",
-    "effcap_estimate",
-    "effcap_series",
     "efficiency_bounds",
     "interval_switch_probability",
     "markov_renewal_analysis",
-    "n_step_matrix",
     "rtt_step_matrix",
     "rtt_switch_probability",
     "slow_start_packets",
     "slow_start_rounds",
-    "stationary_distribution",
-    "two_state_matrix",
     "window_increment_pmf",
 ]
 
@@ -110,91 +108,7 @@ HIGH, LOW = 0, 1  # indices of the modulating chain's states (section 3.1: state
 _EPS = 1e-9  # slack for comparisons of fluid buffer contents against B_max
 
 
-# ------------------------------------------------------------ argument checks
-
-
-def _integer(name: str, value: int, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def _probability(name: str, value: float) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and 0 <= value <= 1):
-        raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
-    return value
-
-
-def _chain(P: np.ndarray) -> np.ndarray:
-    P = np.asarray(P, dtype=float)
-    if P.ndim != 2 or P.shape[0] != P.shape[1] or P.shape[0] == 0:
-        raise ValueError(f"a transition matrix must be square, got shape {P.shape}")
-    if not np.all(np.isfinite(P)) or np.any(P < 0):
-        raise ValueError("a transition matrix must have finite non-negative entries")
-    if not np.allclose(P.sum(axis=1), 1.0, atol=1e-9):
-        raise ValueError(f"the rows of a transition matrix must sum to 1, got {P.sum(axis=1)}")
-    return P
-
-
-# -------------------------------------------------- the modulating Markov chain
-
-
-def two_state_matrix(p01: float, p10: float | None = None) -> np.ndarray:
-    """Transition matrix [[1-p01, p01], [p10, 1-p10]] of a two-state chain.
-
-    State 0 is the high rate, state 1 the low rate (section 3.1). Without
-    p10 the chain is symmetric (p10 = p01), as in all of the paper's results
-    (section 5.1: "the mean time in each state is the same").
-    """
-    p01 = _probability("p01", p01)
-    p10 = p01 if p10 is None else _probability("p10", p10)
-    return np.array([[1.0 - p01, p01], [p10, 1.0 - p10]])
-
-
-def stationary_distribution(P: np.ndarray) -> np.ndarray:
-    """The stationary distribution pi (pi P = pi, sum 1) of a finite chain.
-
-    Two states: pi = (p10, p01) / (p01 + p10). Larger chains: a linear solve
-    with one balance equation replaced by the normalisation. A chain with
-    more than one closed class has no unique answer: ValueError.
-    """
-    P = _chain(P)
-    n = P.shape[0]
-    if n == 2:
-        p01, p10 = P[0, 1], P[1, 0]
-        if p01 + p10 == 0:
-            raise ValueError("the chain never switches: its stationary distribution is not unique")
-        return np.array([p10, p01]) / (p01 + p10)
-    A = P.T - np.eye(n)
-    A[-1, :] = 1.0
-    rhs = np.zeros(n)
-    rhs[-1] = 1.0
-    try:
-        pi = np.linalg.solve(A, rhs)
-    except np.linalg.LinAlgError as exc:
-        raise ValueError("the chain has no unique stationary distribution") from exc
-    return pi
-
-
-def n_step_matrix(P: np.ndarray, n: int) -> np.ndarray:
-    """P^n of a two-state chain in closed form: Pi + lambda^n (I - Pi).
-
-    Pi has the stationary distribution in every row and lambda = 1 - p01 - p10
-    is the second eigenvalue. Used for the channel state at the start of the
-    cycle that follows a loss, which lasts several round trips (section 3.2,
-    eq. (14)).
-    """
-    P = _chain(P)
-    if P.shape != (2, 2):
-        raise ValueError(f"n_step_matrix is for two-state chains, got shape {P.shape}")
-    n = _integer("n", n, 0)
-    p01, p10 = P[0, 1], P[1, 0]
-    if p01 + p10 == 0:
-        return np.eye(2)
-    lam = 1.0 - p01 - p10
-    Pi = np.tile(np.array([p10, p01]) / (p01 + p10), (2, 1))
-    return Pi + lam**n * (np.eye(2) - Pi)
+# ------------------------------------------- the capacity chain per round trip
 
 
 def rtt_switch_probability(tau_over_delta: float) -> float:
@@ -266,9 +180,9 @@ def window_increment_pmf(acks: int, window: int, max_window: int) -> np.ndarray:
     maximum window (mass above max_window - W_k is put on the cap).
     Returns pmf[n] = P(N = n), n = 0 .. min(acks, max_window - window).
     """
-    acks = _integer("acks", acks, 0)
-    window = _integer("window", window, 1)
-    max_window = _integer("max_window", max_window, window)
+    acks = integer("acks", acks, 0)
+    window = integer("window", window, 1)
+    max_window = integer("max_window", max_window, window)
     room = min(acks, max_window - window)
     pmf = binom.pmf(np.arange(room + 1), acks, 1.0 / window)
     pmf[room] += max(0.0, 1.0 - pmf.sum())
@@ -305,9 +219,9 @@ def bottleneck_interval(
     link rate, as in the paper's reward argument (section 3.3). Departures are
     min(backlog + arrivals, service_rate * Delta).
     """
-    backlog = _integer("backlog", backlog, 0)
-    arrivals = _integer("arrivals", arrivals, 0)
-    buffer_packets = _integer("buffer_packets", buffer_packets, 1)
+    backlog = integer("backlog", backlog, 0)
+    arrivals = integer("arrivals", arrivals, 0)
+    buffer_packets = integer("buffer_packets", buffer_packets, 1)
     if backlog > buffer_packets:
         raise ValueError(f"backlog {backlog} exceeds the buffer of {buffer_packets} packets")
     service_rate = positive("service_rate", service_rate)
@@ -332,7 +246,7 @@ def slow_start_rounds(threshold: int) -> int:
     Section 3.2: after a timeout at window 2m the threshold is m, reached in
     ceil(log2 m) cycles of length Delta (no loss in slow start, assumption (iii)).
     """
-    threshold = _integer("threshold", threshold, 1)
+    threshold = integer("threshold", threshold, 1)
     return (threshold - 1).bit_length()
 
 
@@ -406,9 +320,9 @@ def _model(
 ) -> _Model:
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
-    delta = _integer("delta_units", delta_units, 1)
-    buffer = _integer("buffer_packets", buffer_packets, 1)
-    wmax = _integer("max_window_packets", max_window_packets, 2)
+    delta = integer("delta_units", delta_units, 1)
+    buffer = integer("buffer_packets", buffer_packets, 1)
+    wmax = integer("max_window_packets", max_window_packets, 2)
     high = positive("high", high)
     low = positive("low", low)
     if low > high:
@@ -422,7 +336,7 @@ def _model(
                 f"got {name} = {rate!r}, delta_units = {delta}"
             )
         capacity.append(round(c))
-    P = _chain(P)
+    P = transition_matrix(P)
     if P.shape != (2, 2):
         raise ValueError(f"the modulating chain must have two states, got shape {P.shape}")
     return _Model(scheme, delta, buffer, wmax, (high, low), (capacity[0], capacity[1]), P)
@@ -559,7 +473,7 @@ def _solve(model: _Model, start: tuple[int, int, int, int, int]) -> MarkovRenewa
         i += 1
     n = len(order)
     T = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
-    pi = _stationary_sparse(T)
+    pi = sparse_stationary_distribution(T)
     pi_P = stationary_distribution(model.P) if model.P[0, 1] + model.P[1, 0] > 0 else None
     if pi_P is None:
         # A chain that never switches: the capacity is that of the start state.
@@ -575,22 +489,6 @@ def _solve(model: _Model, start: tuple[int, int, int, int, int]) -> MarkovRenewa
         loss_cycle_probability=float(pi @ np.array(lossy)),
         states=n,
     )
-
-
-def _stationary_sparse(T) -> np.ndarray:
-    """pi T = pi, sum pi = 1, for the embedded chain (one closed class)."""
-    n = T.shape[0]
-    if n == 1:
-        return np.ones(1)
-    A = (T.T - identity(n, format="csr")).tolil()
-    A[n - 1, :] = np.ones(n)
-    rhs = np.zeros(n)
-    rhs[n - 1] = 1.0
-    pi = spsolve(csc_matrix(A), rhs)
-    if not np.all(np.isfinite(pi)):
-        raise ValueError("the embedded chain has no unique stationary distribution")
-    pi = np.clip(pi, 0.0, None)
-    return pi / pi.sum()
 
 
 class CycleOutcome(NamedTuple):
@@ -624,8 +522,8 @@ def cycle_outcome(
     model = _model(scheme, delta_units, buffer_packets, high, low, max_window_packets, P)
     if len(state) != 5:
         raise ValueError(f"state must be (A, B, D, S, R), got {state!r}")
-    a, b, d = (_integer(n, v, 0) for n, v in zip("ABD", state[:3], strict=True))
-    s, r = (_integer(n, v, 0) for n, v in zip("SR", state[3:], strict=True))
+    a, b, d = (integer(n, v, 0) for n, v in zip("ABD", state[:3], strict=True))
+    s, r = (integer(n, v, 0) for n, v in zip("SR", state[3:], strict=True))
     if s > 1 or r > 1:
         raise ValueError(f"S and R must be 0 (high) or 1 (low), got {s!r}, {r!r}")
     if scheme == "tcp_alone" and a != 0:
@@ -665,7 +563,7 @@ def markov_renewal_analysis(
     stationary distribution must be unique on the states reached from there.
     """
     model = _model(scheme, delta_units, buffer_packets, high, low, max_window_packets, P)
-    rate = HIGH if start_rate is None else _integer("start_rate", start_rate, 0)
+    rate = HIGH if start_rate is None else integer("start_rate", start_rate, 0)
     if rate > 1:
         raise ValueError(f"start_rate must be 0 (high) or 1 (low), got {start_rate!r}")
     return _solve(model, _start_state(model, rate))
@@ -695,7 +593,7 @@ def efficiency_bounds(
     if switch_probability is None:
         p = rtt_switch_probability(tau_over_delta)
     else:
-        p = _probability("switch_probability", switch_probability)
+        p = probability("switch_probability", switch_probability)
         if p == 0:
             raise ValueError("switch_probability must be positive for a two-state path")
     result = markov_renewal_analysis(
@@ -708,92 +606,3 @@ def efficiency_bounds(
         max_window_packets=max_window_packets,
     )
     return result.efficiency
-
-
-# ------------------------------------------------------------- effcap feedback
-
-
-def _samples(samples) -> np.ndarray:
-    x = np.asarray(samples, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"samples must be a one-dimensional array, got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError("samples must be finite")
-    return x
-
-
-def _block_sums(x: np.ndarray, block_len: int, n_blocks: int, stride: int) -> np.ndarray:
-    """Sums of the n_blocks most recent blocks of block_len samples, `stride` apart."""
-    need = block_len + (n_blocks - 1) * stride
-    if x.size < need:
-        raise ValueError(
-            f"{n_blocks} blocks of {block_len} samples, {stride} apart, need {need} samples; "
-            f"got {x.size}"
-        )
-    csum = np.concatenate(([0.0], np.cumsum(x[x.size - need :])))
-    ends = need - stride * np.arange(n_blocks)
-    return csum[ends] - csum[ends - block_len]
-
-
-def _effcap_from_sums(sums: np.ndarray, block_len: int, delta: float) -> float:
-    if delta == math.inf:
-        return float(sums.min()) / block_len
-    if delta == 0:
-        return float(sums.mean()) / block_len
-    n = sums.size
-    return -float(logsumexp(-delta * sums) - math.log(n)) / (block_len * delta)
-
-
-def effcap_estimate(
-    samples,
-    block_len: int,
-    n_blocks: int,
-    delta: float = math.inf,
-    stride: int = 1,
-) -> float:
-    """Effcap feedback from per-interval capacity samples (section 4.1, eqs. (25), (31)).
-
-    With C_ij the i-th sample of block j (M = block_len samples per block,
-    N = n_blocks blocks, the most recent ending at the last sample, each
-    `stride` samples before the next; stride 1 is the paper's sliding blocks
-    of Fig. 7):
-
-        effcap = -1/(M delta) log( (1/N) sum_j exp(-delta sum_i C_ij) )
-
-    in the units of the samples (a capacity per interval). delta = inf gives
-    the paper's feedback, eq. (31): the minimum over j of the block averages
-    (1/M) sum_i C_ij; delta = 0 the limit delta -> 0, the mean of the block
-    averages. M = N = 1 feeds back the last sample: INSTCAP. delta is per
-    unit of the samples, applied to block sums as in eq. (25).
-    """
-    x = _samples(samples)
-    block_len = _integer("block_len", block_len, 1)
-    n_blocks = _integer("n_blocks", n_blocks, 1)
-    stride = _integer("stride", stride, 1)
-    delta = float(delta)
-    if not (delta >= 0 and not math.isnan(delta)):
-        raise ValueError(f"delta must be >= 0 (or inf), got {delta!r}")
-    return _effcap_from_sums(_block_sums(x, block_len, n_blocks, stride), block_len, delta)
-
-
-def effcap_series(
-    samples,
-    block_len: int,
-    n_blocks: int,
-    delta: float = math.inf,
-    stride: int = 1,
-) -> np.ndarray:
-    """`effcap_estimate` after every sample: the feedback sent at each interval.
-
-    Entry t uses samples[: t + 1]; it is NaN until block_len + (n_blocks - 1)
-    * stride samples have been seen.
-    """
-    x = _samples(samples)
-    block_len = _integer("block_len", block_len, 1)
-    n_blocks = _integer("n_blocks", n_blocks, 1)
-    stride = _integer("stride", stride, 1)
-    need = block_len + (n_blocks - 1) * stride
-    out = np.full(x.size, np.nan)
-    for t in range(need - 1, x.size):
-        out[t] = effcap_estimate(x[: t + 1], block_len, n_blocks, delta, stride)
-    return out

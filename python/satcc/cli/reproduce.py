@@ -126,7 +126,7 @@ def reproduce(
     except (NoEmulation, EmulationSetupError) as e:
         raise BadInput(str(e)) from e
     if quiet:
-        from satcc.studies.framework import verdict_line
+        from satcc.studies.compare import verdict_line
 
         click.echo(verdict_line(table))
     note(f"wrote {out_dir / (chosen.name + '.csv')} and {chosen.name}.json", quiet)

@@ -4,7 +4,7 @@ A report is a single .html file a researcher can mail or attach to a paper
 review: CSS inline, figures embedded as base64 PNG, no script and no
 reference to anything outside the file. Sources are detected by what the
 folder holds: a study result folder (results/<study>/<study>.json, written
-by satcc.studies.framework) or a campaign folder (campaign.json plus the
+by satcc.studies.present) or a campaign folder (campaign.json plus the
 Parquet parts described in docs/campaigns.md). Which summary figures a
 campaign's tables and plots show is declared in satcc.summary_tables, which
 `satcc run` reads as well.

@@ -180,7 +180,7 @@ def aggregate_points(data: CampaignData) -> tuple[list[tuple], dict[tuple, pd.Da
 
 
 def seed_mean_ci(values: pd.Series) -> tuple[float, float, int]:
-    from satcc.studies.framework import confidence_half_width
+    from satcc.studies.compare import confidence_half_width
 
     x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     x = x[np.isfinite(x)]

@@ -21,7 +21,7 @@ from .sources import ReportError, source_kind
 from .study import StudyOutcome, load_study, render_study, study_error_section, study_outcome
 
 if TYPE_CHECKING:
-    from satcc.studies.framework import Study
+    from satcc.studies.spec import Study
 
 DEFAULT_TITLE = "satcc report"
 
@@ -176,7 +176,7 @@ def write_report(
 ) -> Path:
     """Write one self-contained HTML page for `sources` (study result folders
     and campaign folders, detected by content) to `out`, atomically."""
-    from satcc.studies.framework import write_atomic
+    from satcc.studies.present import write_atomic
 
     if not sources:
         raise ReportError("nothing to report: no study result or campaign folder given")
@@ -213,7 +213,7 @@ def reproduce_all(
     """
     from satcc.console import table_console
     from satcc.studies import STUDIES, reproduce
-    from satcc.studies.framework import write_atomic
+    from satcc.studies.present import write_atomic
 
     out_dir = Path(out_dir)
     console = table_console(stderr=True)

@@ -16,7 +16,8 @@ from satcc.studies import (
     tfrc_crosscheck,
     tfrc_dama,
 )
-from satcc.studies.framework import Reference, RunSpec, Study, reproduce
+from satcc.studies.framework import reproduce
+from satcc.studies.spec import Reference, RunSpec, Study
 
 STUDIES: dict[str, Study] = {
     study.name: study

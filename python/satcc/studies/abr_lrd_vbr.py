@@ -33,7 +33,7 @@ import math
 from typing import Any
 
 from satcc.fmt import MISSING, verdict_markup
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study
 
 LINK = "149.76 Mbps"
 LINK_BPS = 149.76e6

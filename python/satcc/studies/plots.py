@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from satcc.studies.framework import write_atomic
+from satcc.studies.present import write_atomic
 
 
 def figure(xlabel: str = "", ylabel: str = "", size: tuple[float, float] = (7.0, 4.4)) -> Any:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study
 
 LINK_RATE_BPS = 10_000_000  # C = 10 Mbps
 MEAN_BYTES = 1000

@@ -48,8 +48,8 @@ from satcc.analysis.tcp import (
 )
 from satcc.executors import default_jobs
 from satcc.studies import ns2
-from satcc.studies.framework import Reference, RunSpec, Study
 from satcc.studies.ns2 import ACCESS_QUEUE_PACKETS, ACCESS_RATE_BPS, HEADER_BYTES, Case, Flow
+from satcc.studies.spec import Reference, RunSpec, Study
 
 TOLERANCE = 0.05
 RANDOM_SEEDS = tuple(range(1, 21))

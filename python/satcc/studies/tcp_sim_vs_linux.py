@@ -44,7 +44,7 @@ from satcc.console import say
 from satcc.emulate import bulk
 from satcc.fmt import MISSING
 from satcc.studies.emulated_mode import bulk_transfer
-from satcc.studies.framework import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study
 
 TOLERANCE = 0.10
 MSS = 1448

@@ -48,9 +48,9 @@ import numpy as np
 
 from satcc.analysis.tcp import tfrc_equation
 from satcc.studies import ns2_tfrc
-from satcc.studies.framework import Reference, RunSpec, Study
 from satcc.studies.ns2 import find_ns
 from satcc.studies.ns2_tfrc import TfrcCase
+from satcc.studies.spec import Reference, RunSpec, Study
 from satcc.studies.tcp_crosscheck import tcp_entry
 
 NS2_SOURCE = "ns-2.35 (Debian ns2), Agent/TFRC and Agent/TFRCSink, the same scenario"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from satcc.studies.abr_effcap import figures, model
 from satcc.studies.emulated_mode import emulation_in
-from satcc.studies.framework import Study
+from satcc.studies.spec import Study
 
 STUDY = Study(
     name="abr-effcap",

@@ -50,7 +50,8 @@ from satcc.console import say
 from satcc.emulate import bulk
 from satcc.studies.abr_effcap import model as study
 from satcc.studies.emulated_mode import Emulated, bulk_transfer
-from satcc.studies.framework import RunSpec, write_atomic
+from satcc.studies.present import write_atomic
+from satcc.studies.spec import RunSpec
 
 SCHEMES = ("alone", "instcap", "effcap")
 BUFFER = 10

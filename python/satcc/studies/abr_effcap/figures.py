@@ -18,7 +18,8 @@ from satcc.analysis.effcap import efficiency_bounds
 from satcc.console import table_console
 from satcc.studies import plots
 from satcc.studies.abr_effcap import model as study
-from satcc.studies.framework import RunSpec, write_atomic
+from satcc.studies.present import write_atomic
+from satcc.studies.spec import RunSpec
 
 LOW_FRACTION = study.LOW_BPS / (study.HIGH_BPS + study.LOW_BPS) * 2
 

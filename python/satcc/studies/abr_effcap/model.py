@@ -32,8 +32,8 @@ from typing import Any
 
 import pandas as pd
 
-from satcc.studies.framework import Reference, RunSpec
-from satcc.studies.framework import per_point as framework_per_point
+from satcc.studies import compare
+from satcc.studies.spec import Reference, RunSpec
 
 HIGH_BPS = 800_000.0  # 100 KB/s
 LOW_BPS = 400_000.0  # 50 KB/s
@@ -297,7 +297,7 @@ def per_point(
     specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
 ) -> pd.DataFrame:
     """Mean and CI of each metric at each point, one row per point."""
-    return framework_per_point(specs, summaries, metrics, _flat)
+    return compare.per_point(specs, summaries, metrics, _flat)
 
 
 def _flat(p: dict[str, Any]) -> dict[str, Any]:

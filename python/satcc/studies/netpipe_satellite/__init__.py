@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from satcc.studies.emulated_mode import emulation_in
-from satcc.studies.framework import RunSpec, Study
 from satcc.studies.netpipe_satellite import figures, model
+from satcc.studies.spec import RunSpec, Study
 
 
 def _artifacts(

@@ -39,8 +39,10 @@ from typing import Any
 
 from satcc.console import say
 from satcc.studies.emulated_mode import Emulated
-from satcc.studies.framework import RunFailed, RunSpec, write_atomic
+from satcc.studies.errors import RunFailed
 from satcc.studies.netpipe_satellite import model as sim
+from satcc.studies.present import write_atomic
+from satcc.studies.spec import RunSpec
 
 SOCKET = sim.DEFAULT_SOCKET
 QUICK_RTTS = (0.05, 0.4)

@@ -11,8 +11,9 @@ import pandas as pd
 
 from satcc.analysis.netpipe import NETPIPE_MBIT
 from satcc.studies import plots
-from satcc.studies.framework import RunSpec, write_atomic
 from satcc.studies.netpipe_satellite import model as study
+from satcc.studies.present import write_atomic
+from satcc.studies.spec import RunSpec
 
 
 def _figure():

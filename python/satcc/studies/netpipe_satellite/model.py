@@ -35,7 +35,7 @@ from satcc.analysis.netpipe import (
     NETPIPE_TRIALS,
     fit_slope_through_origin,
 )
-from satcc.studies.framework import Reference, RunSpec
+from satcc.studies.spec import Reference, RunSpec
 
 # Rates at which the links of Fig. 1 carry cells (or, on the Ethernet,
 # frames): the paper's "25 Mbps", "E1 (2.048 Mbps)" and "OC3 (155 Mbps)".

@@ -4,8 +4,8 @@ study they make."""
 
 from __future__ import annotations
 
-from satcc.studies.framework import Study
 from satcc.studies.proactive_atm import figures, model
+from satcc.studies.spec import Study
 
 
 def _labels(sweep: dict[int, tuple[int, ...]]) -> set[str]:

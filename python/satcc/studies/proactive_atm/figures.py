@@ -18,8 +18,9 @@ from rich.table import Table
 
 from satcc.console import table_console
 from satcc.studies import plots
-from satcc.studies.framework import RunSpec, per_point
+from satcc.studies.compare import per_point
 from satcc.studies.proactive_atm import model as study
+from satcc.studies.spec import RunSpec
 
 METRICS = {
     "realtime_loss": ("cell loss ratio, voice and video", True),

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.framework import Reference, RunSpec
+from satcc.studies.spec import Reference, RunSpec
 
 LINK_BPS = 6e6
 CELL_BYTES, PAYLOAD_BYTES = 53, 48

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from satcc.studies.framework import RunSpec, Study
+from satcc.studies.spec import RunSpec, Study
 from satcc.studies.tfrc_dama import figures, model
 
 

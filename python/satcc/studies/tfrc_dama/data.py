@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from satcc.studies.framework import RunSpec
+from satcc.studies.spec import RunSpec
 from satcc.studies.tfrc_dama import model as study
 
 

@@ -16,7 +16,8 @@ from rich.table import Table
 from satcc.analysis.tfrc_fluid import FluidTiming, simulate, tq_opt_numeric
 from satcc.console import table_console
 from satcc.studies import plots
-from satcc.studies.framework import RunSpec, write_atomic
+from satcc.studies.present import write_atomic
+from satcc.studies.spec import RunSpec
 from satcc.studies.tfrc_dama import claims
 from satcc.studies.tfrc_dama import model as study
 from satcc.studies.tfrc_dama.data import Results, gather

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from satcc.scenario.dvb_rcs import frame_timing, preset_frame
-from satcc.studies.framework import Reference, RunSpec
+from satcc.studies.spec import Reference, RunSpec
 
 TERMINALS = 5
 TP_S = 0.252

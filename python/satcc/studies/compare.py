@@ -1,0 +1,167 @@
+"""Judging a study's runs: each run's metrics, their mean over the seeds
+with a Student-t confidence interval, and the comparison table that lays
+each published value beside the measured one with its verdict.
+
+Seeds are independent replications, so the t interval on their means is
+the honest one. A check passes when the mean is within the Reference's
+tolerance (Reference.passes); the interval is shown, not used in the
+verdict. Nothing here runs a simulation or prints."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from satcc.studies.spec import Reference, RunSpec, Study
+
+CONFIDENCE = 0.95
+
+TABLE_COLUMNS = [
+    "study",
+    "label",
+    "params",
+    "metric",
+    "published",
+    "source",
+    "kind",
+    "measured",
+    "ci_half_width",
+    "n_seeds",
+    "tolerance",
+    "tolerance_kind",
+    "allowed",
+    "error",
+    "passed",
+    "notes",
+]
+
+
+def measure(
+    study: Study, specs: list[RunSpec], summaries: dict[tuple[int, int], dict[str, Any]]
+) -> pd.DataFrame:
+    """Per-run metric values: one row per (label, seed, metric)."""
+    rows = []
+    for (index, seed), summary in sorted(summaries.items()):
+        spec = specs[index]
+        for metric, value in study.metrics(summary, spec).items():
+            rows.append(
+                {"label": spec.label, "seed": seed, "metric": metric, "value": float(value)}
+            )
+    return pd.DataFrame(rows, columns=["label", "seed", "metric", "value"])
+
+
+def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
+    """Half-width of the Student-t confidence interval of the mean of `values`.
+
+    Seeds are independent replications, so the t interval on their means is
+    the honest one; with a single seed there is no spread to estimate and the
+    answer is NaN (shown as fmt.MISSING).
+    """
+    x = np.asarray(list(values), dtype=float)
+    n = len(x)
+    if n < 2:
+        return math.nan
+    t = stats.t.ppf(0.5 + confidence / 2, df=n - 1)
+    return float(t * x.std(ddof=1) / math.sqrt(n))
+
+
+def per_point(
+    specs: list[RunSpec],
+    summaries: dict[tuple[int, int], dict[str, Any]],
+    metrics: Callable[[dict[str, Any], RunSpec], dict[str, float]],
+    params: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+) -> pd.DataFrame:
+    """One row per run spec for a study's figures: its label, its params (as
+    `params` flattens them), each metric's mean over the seeds and its CI
+    half-width (`METRIC_ci`), and the number of seeds."""
+    rows = []
+    for i, spec in enumerate(specs):
+        values: dict[str, list[float]] = {}
+        for (j, _seed), summary in sorted(summaries.items()):
+            if j == i:
+                for k, v in metrics(summary, spec).items():
+                    values.setdefault(k, []).append(v)
+        row: dict[str, Any] = {"label": spec.label, **params(spec.params)}
+        for k, vs in values.items():
+            row[k] = float(np.mean(vs))
+            row[f"{k}_ci"] = confidence_half_width(vs)
+            row["n_seeds"] = len(vs)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def aggregate(per_run: pd.DataFrame) -> pd.DataFrame:
+    """Mean, CI half-width and number of seeds per (label, metric)."""
+    rows = []
+    for (label, metric), group in per_run.groupby(["label", "metric"], sort=False):
+        values = group["value"].to_numpy()
+        rows.append(
+            {
+                "label": label,
+                "metric": metric,
+                "mean": float(np.mean(values)) if len(values) else math.nan,
+                "ci_half_width": confidence_half_width(values),
+                "n": len(values),
+            }
+        )
+    return pd.DataFrame(rows, columns=["label", "metric", "mean", "ci_half_width", "n"])
+
+
+def compare(
+    study: Study, specs: list[RunSpec], aggregated: pd.DataFrame, quick: bool = False
+) -> pd.DataFrame:
+    """The comparison table: one row per Reference of the mode, in the
+    study's order."""
+    params_by_label = {spec.label: spec.params for spec in specs}
+    measured = {(r.label, r.metric): r for r in aggregated.itertuples(index=False)}
+    rows = []
+    for ref in study.references_for(quick):
+        if ref.label not in params_by_label:
+            raise ValueError(
+                f"study {study.name}: reference {ref.metric} names no run {ref.label!r}"
+            )
+        agg = measured.get((ref.label, ref.metric))
+        if agg is None:
+            raise ValueError(
+                f"study {study.name}: run {ref.label!r} produced no metric {ref.metric!r}"
+            )
+        rows.append(_comparison_row(study.name, params_by_label[ref.label], ref, agg))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any) -> dict:
+    finite = math.isfinite(ref.value) and ref.value != 0
+    error = (agg.mean - ref.value) / abs(ref.value) if finite else math.nan
+    return {
+        "study": study,
+        "label": ref.label,
+        "params": json.dumps(params, sort_keys=True),
+        "metric": ref.metric,
+        "published": ref.value,
+        "source": ref.source,
+        "kind": ref.kind,
+        "measured": agg.mean,
+        "ci_half_width": agg.ci_half_width,
+        "n_seeds": int(agg.n),
+        "tolerance": ref.tolerance,
+        "tolerance_kind": ref.tolerance_kind,
+        "allowed": ref.allowed,
+        "error": error,
+        "passed": ref.passes(agg.mean),
+        "notes": ref.notes,
+    }
+
+
+def verdict_line(table: pd.DataFrame) -> str:
+    """The outcome in one line: checks within tolerance out of those judged,
+    and the rows shown without a verdict."""
+    judged = table[table["tolerance_kind"] != "none"]
+    line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
+    shown = len(table) - len(judged)
+    return line + (f"; {shown} rows shown, not judged" if shown else "")
