@@ -89,5 +89,5 @@ fn packets_are_conserved() {
 fn a_description_with_an_unknown_key_is_refused_by_name() {
     let bad = SCENARIO.replace("\"ber\": 1e-6", "\"bre\": 1e-6");
     let err = Description::from_json(&bad).unwrap_err();
-    assert!(err.0.contains("bre"), "{err}");
+    assert!(err.msg.contains("bre"), "{err}");
 }

@@ -142,7 +142,7 @@ fn an_uplink_without_the_channels_slots_is_refused() {
         .link("up", "h", "r", 1e6, 0.0)
         .with(|d| d.dvb_rcs.push(channel(Skyplex::Large)))
         .build();
-    let err = World::build(&d).err().expect("refused").0;
+    let err = World::build(&d).err().expect("refused").to_string();
     assert!(err.contains("dvb_rcs.rl.terminals.t1"), "{err}");
     assert!(err.contains("slotted capacity"), "{err}");
 }

@@ -151,7 +151,7 @@ fn a_link_naming_a_channel_that_does_not_use_it_is_refused() {
             };
         })
         .build();
-    let err = World::build(&d).err().expect("refused").0;
+    let err = World::build(&d).err().expect("refused").to_string();
     assert!(err.contains("links.ab") && err.contains("\"rl\""), "{err}");
 }
 

@@ -134,7 +134,7 @@ impl Emulation {
         // the summary says which it was.
         let realtime =
             cfg.realtime_priority > 0 && clock::set_realtime(cfg.realtime_priority).is_ok();
-        let mut world = World::build(d).map_err(|e| e.0)?;
+        let mut world = World::build(d).map_err(|e| e.to_string())?;
         world.drive();
         let handles = world.emulated_hosts();
         if handles.len() != cfg.hosts.len() {
@@ -357,7 +357,7 @@ impl Emulator {
     /// Builds the world and creates every host's device, then starts the
     /// loop; an error in either comes back here, before anything runs.
     pub fn start(description_json: &str, cfg: EmuConfig) -> Result<Emulator, String> {
-        let d = Description::from_json(description_json).map_err(|e| e.0)?;
+        let d = Description::from_json(description_json).map_err(|e| e.to_string())?;
         let stop = Arc::new(AtomicBool::new(false));
         let progress = Arc::new(Progress::default());
         let (ready_tx, ready_rx) = mpsc::channel();

@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use satcc_core::apps::fgn::paxson_fgn;
-use satcc_core::engine::RngStream;
+use satcc_core::engine::{Check, ConfigError, RngStream};
 use satcc_core::satmac::{FrameConfig, Skyplex};
 use satcc_core::scenario::{summary, Description, World};
 use satcc_emu::{EmuConfig, Emulator};
@@ -30,7 +30,7 @@ impl Simulation {
             let d = Description::from_json(description_json)?;
             World::build(&d)
         });
-        let world = world.map_err(|e| PyValueError::new_err(e.0))?;
+        let world = world.map_err(|e| refused(py, e))?;
         Ok(Simulation { world })
     }
 
@@ -165,6 +165,17 @@ impl Emulation {
 /// Probe series: (name, times bytes, values bytes).
 type SeriesBytes<'py> = Vec<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)>;
 
+/// A ValueError for a description the core refuses, its message the
+/// refusal's text and its `path` attribute the key path ("" when the
+/// refusal names none), so the scenario layer can report it by its place.
+fn refused(py: Python<'_>, e: ConfigError) -> PyErr {
+    let err = PyValueError::new_err(e.to_string());
+    if let Err(failed) = err.value(py).setattr("path", e.path) {
+        return failed;
+    }
+    err
+}
+
 fn f64_bytes(xs: &[f64]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -220,7 +231,9 @@ fn skyplex_frame(size: &str) -> PyResult<String> {
 fn frame_timing(frame_json: &str) -> PyResult<String> {
     let frame: FrameConfig = serde_json::from_str(frame_json)
         .map_err(|e| PyValueError::new_err(format!("invalid frame: {e}")))?;
-    frame.check().map_err(PyValueError::new_err)?;
+    frame
+        .check()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(serde_json::to_string(&frame.timing()).expect("timing serialises"))
 }
 

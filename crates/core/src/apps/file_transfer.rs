@@ -8,7 +8,7 @@
 //! 6.2.1.5), as for the voice and video sources.
 
 use crate::atm::cell::CELL_PAYLOAD;
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,7 +31,14 @@ impl FileTransferConfig {
         }
     }
 
-    pub fn check(&self) -> Result<(), String> {
+    /// Cells of one file: its bytes in 48-byte payloads.
+    pub fn cells_per_file(&self) -> u64 {
+        self.file_bytes.div_ceil(u64::from(CELL_PAYLOAD))
+    }
+}
+
+impl Check for FileTransferConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.file_bytes == 0 || !(self.nominal_bps.is_finite() && self.nominal_bps > 0.0) {
             return Err("file size and nominal rate must be positive".into());
         }
@@ -39,11 +46,6 @@ impl FileTransferConfig {
             return Err("the mean interval between files must be positive".into());
         }
         Ok(())
-    }
-
-    /// Cells of one file: its bytes in 48-byte payloads.
-    pub fn cells_per_file(&self) -> u64 {
-        self.file_bytes.div_ceil(u64::from(CELL_PAYLOAD))
     }
 }
 

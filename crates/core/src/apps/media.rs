@@ -5,7 +5,7 @@
 //! overflow and counted. Each packet is known by its generation time,
 //! which the receiver's de-jitter point measures the end-to-end delay from.
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -28,21 +28,23 @@ pub struct MediaConfig {
     pub duration: Option<Duration>,
 }
 
-impl MediaConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl MediaConfig {}
+
+impl Check for MediaConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
-            return Err(format!(
+            return Err(ConfigError::new(format!(
                 "media rate_bps must be positive, got {}",
                 self.rate_bps
-            ));
+            )));
         }
         // Beyond 1 Tb/s a packet's interval is a few picoseconds: the
         // clock's resolution, and an encoder that would never let time on.
         if self.rate_bps > MAX_RATE_BPS {
-            return Err(format!(
+            return Err(ConfigError::new(format!(
                 "media rate_bps must be at most {MAX_RATE_BPS:e}, got {}",
                 self.rate_bps
-            ));
+            )));
         }
         if self.buffer_packets == 0 {
             return Err("media buffer_packets must be at least 1".into());
@@ -190,7 +192,7 @@ mod tests {
         // 1e20 b/s would put packets 0 ps apart: check() refuses it, and
         // the encoder itself keeps a picosecond between packets.
         let c = cfg(1e20, 10);
-        assert!(c.check().unwrap_err().contains("at most"));
+        assert!(c.check().unwrap_err().to_string().contains("at most"));
         let mut m = MediaSource::new(&c, 1000, Time::ZERO);
         m.generate(Time(5));
         assert_eq!(m.generated, 6);

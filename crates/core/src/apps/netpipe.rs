@@ -24,7 +24,7 @@
 //! modelled.
 
 use crate::engine::stats::Summary;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 /// What NetPIPE reports as a block's transfer time (`app.report`).
@@ -101,26 +101,6 @@ fn one() -> u64 {
 }
 
 impl NetPipeConfig {
-    pub fn check(&self) -> Result<(), String> {
-        if self.sizes.is_empty() || self.sizes.contains(&0) || self.min_repetitions == 0 {
-            return Err("NetPIPE needs block sizes of at least 1 byte and a repetition".into());
-        }
-        if self.max_repetitions < self.min_repetitions {
-            return Err("max_repetitions must be at least min_repetitions".into());
-        }
-        if self.trials == 0 {
-            return Err("NetPIPE needs at least one trial per block size".into());
-        }
-        for (name, list) in [("bases", &self.bases), ("increments", &self.increments)] {
-            if list.as_ref().is_some_and(|l| l.len() != self.sizes.len()) {
-                return Err(format!(
-                    "NetPIPE's {name} must give one value per block size"
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// The base size of the `i`th block (itself without `bases`).
     fn base(&self, i: usize) -> u64 {
         self.bases.as_ref().map_or(self.sizes[i], |b| b[i])
@@ -154,6 +134,28 @@ impl NetPipeConfig {
             u64::MAX
         };
         wanted.clamp(self.min_repetitions.max(1), self.max_repetitions.max(1))
+    }
+}
+
+impl Check for NetPipeConfig {
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.sizes.is_empty() || self.sizes.contains(&0) || self.min_repetitions == 0 {
+            return Err("NetPIPE needs block sizes of at least 1 byte and a repetition".into());
+        }
+        if self.max_repetitions < self.min_repetitions {
+            return Err("max_repetitions must be at least min_repetitions".into());
+        }
+        if self.trials == 0 {
+            return Err("NetPIPE needs at least one trial per block size".into());
+        }
+        for (name, list) in [("bases", &self.bases), ("increments", &self.increments)] {
+            if list.as_ref().is_some_and(|l| l.len() != self.sizes.len()) {
+                return Err(ConfigError::new(format!(
+                    "NetPIPE's {name} must give one value per block size"
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -634,7 +636,7 @@ mod tests {
         let mut c = cfg(vec![1, 2]);
         assert!(c.check().is_ok());
         c.bases = Some(vec![1]);
-        assert!(c.check().unwrap_err().contains("bases"));
+        assert!(c.check().unwrap_err().to_string().contains("bases"));
         c.bases = None;
         c.trials = 0;
         assert!(c.check().is_err());

@@ -18,7 +18,7 @@
 //! and the rate stays at nominal once slow start has reached it.
 
 pub use crate::atm::congestion_detector::Notice;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,8 +91,10 @@ impl RatePolicyConfig {
             ..RatePolicyConfig::real_time(rtt)
         }
     }
+}
 
-    pub fn check(&self) -> Result<(), String> {
+impl Check for RatePolicyConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.rtt.ps() == 0 {
             return Err("the round trip T_rt must be positive".into());
         }
@@ -106,7 +108,9 @@ impl RatePolicyConfig {
             ("floor", self.floor),
         ] {
             if !unit(v) {
-                return Err(format!("{name} must lie in [0, 1], got {v}"));
+                return Err(ConfigError::new(format!(
+                    "{name} must lie in [0, 1], got {v}"
+                )));
             }
         }
         if self

@@ -15,7 +15,7 @@
 //! That is how the study reads the thesis's video (docs/proactive-atm.md,
 //! "The sources' activity").
 
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,7 +51,17 @@ impl SessionConfig {
         }
     }
 
-    pub fn check(&self) -> Result<(), String> {
+    /// The mean rate over sessions and gaps.
+    pub fn mean_bps(&self) -> f64 {
+        let h = [self.holding[0].ps() as f64, self.holding[1].ps() as f64];
+        let in_session = (self.rates_bps[0] * h[0] + self.rates_bps[1] * h[1]) / (h[0] + h[1]);
+        let (s, g) = (self.session.ps() as f64, self.gap.ps() as f64);
+        in_session * s / (s + g)
+    }
+}
+
+impl Check for SessionConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.rates_bps.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
             return Err("session rates must be zero or more".into());
         }
@@ -67,14 +77,6 @@ impl SessionConfig {
             return Err("the mean holding and session times must be positive".into());
         }
         Ok(())
-    }
-
-    /// The mean rate over sessions and gaps.
-    pub fn mean_bps(&self) -> f64 {
-        let h = [self.holding[0].ps() as f64, self.holding[1].ps() as f64];
-        let in_session = (self.rates_bps[0] * h[0] + self.rates_bps[1] * h[1]) / (h[0] + h[1]);
-        let (s, g) = (self.session.ps() as f64, self.gap.ps() as f64);
-        in_session * s / (s + g)
     }
 }
 

@@ -11,6 +11,7 @@
 use super::netpipe::{NetPipe, NetPipeConfig};
 use crate::engine::stats::Summary;
 use crate::engine::Time;
+use crate::engine::{Check, ConfigError};
 use crate::transport::tcp::TcpSocket;
 use serde::{Deserialize, Serialize};
 
@@ -39,8 +40,10 @@ pub enum AppKind {
     NetPipe(NetPipeConfig),
 }
 
-impl AppKind {
-    pub fn check(&self) -> Result<(), String> {
+impl AppKind {}
+
+impl Check for AppKind {
+    fn check(&self) -> Result<(), ConfigError> {
         match self {
             AppKind::Bulk { bytes } if *bytes == Some(0) => {
                 Err("a bulk transfer has at least 1 byte".into())

@@ -10,7 +10,7 @@
 //! late response to an abandoned transaction is recognised and ignored.
 
 use crate::engine::stats::Summary;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{AgentAddr, Header, Pdu};
 use serde::{Deserialize, Serialize};
 
@@ -38,8 +38,10 @@ pub struct UdpRrConfig {
     pub start: Time,
 }
 
-impl UdpRrConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl UdpRrConfig {}
+
+impl Check for UdpRrConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.timeout.ps() == 0 {
             return Err("timeout must be positive".into());
         }

@@ -19,7 +19,7 @@
 //! CLP/EFCI marking, which belong to the cell header the caller builds.
 
 use super::cell::cell_rate_as_bps;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 pub use crate::net::pdu::{RmDir, RmHeader as RmCell};
 use serde::{Deserialize, Serialize};
 
@@ -92,9 +92,11 @@ impl AbrConfig {
             .unwrap_or(self.tbe.div_ceil(u64::from(self.nrm.max(1))))
             .max(1)
     }
+}
 
+impl Check for AbrConfig {
     /// Refuses parameters the source rules cannot run with.
-    pub fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), ConfigError> {
         let numbers = [
             self.pcr, self.mcr, self.icr, self.tcr, self.rif, self.rdf, self.cdf,
         ];
@@ -389,7 +391,7 @@ mod tests {
         // 1e15 cells/s spaced 0 ps apart: simulated time stood still.
         let mut cfg = AbrConfig::new(PCR, 0.0, PCR);
         cfg.tcr = 1e15;
-        assert!(cfg.check().unwrap_err().contains("TCR"));
+        assert!(cfg.check().unwrap_err().to_string().contains("TCR"));
         cfg.tcr = PCR;
         cfg.pcr = 1e15;
         cfg.icr = 1e15;

@@ -16,7 +16,7 @@
 //! the input rate.
 
 use crate::atm::cell::{CELL_BITS, CELL_BYTES};
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::queue::Verdict;
@@ -119,8 +119,10 @@ impl Default for DetectorConfig {
     }
 }
 
-impl DetectorConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl DetectorConfig {}
+
+impl Check for DetectorConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.interval.ps() == 0 {
             return Err("the measurement interval must be positive".into());
         }

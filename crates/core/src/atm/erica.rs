@@ -31,7 +31,7 @@
 //! (per-VC state is a `Vec` grown on demand); as a link port (`net::port`,
 //! at the end of this file) the port indexes VCs by the VCI of their cells.
 
-use crate::engine::{Duration, Rate, Time};
+use crate::engine::{Check, ConfigError, Duration, Rate, Time};
 use crate::net::pdu::{Header, Pdu, RmDir};
 use crate::net::port::{Admit, Port, PortCx};
 use serde::{Deserialize, Serialize};
@@ -132,9 +132,11 @@ impl EricaConfig {
             ccr_alpha: 1.0,
         }
     }
+}
 
+impl Check for EricaConfig {
     /// Refuses parameters the algorithm cannot run with.
-    pub fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), ConfigError> {
         let ok = self.interval_cells > 0
             && self.interval_time.ps() > 0
             && self.a > 1.0
@@ -156,9 +158,11 @@ impl EricaConfig {
             );
         }
         if self.z_alpha < 1.0 && self.rate_alpha < 1.0 {
-            return Err("z_alpha and rate_alpha are alternative averagings: \
-                 at most one of them may be below 1"
-                .into());
+            return Err(ConfigError::at(
+                "rate_alpha",
+                "z_alpha and rate_alpha are alternative averagings: \
+                 at most one of them may be below 1",
+            ));
         }
         if !(self.link_cells_per_s > 0.0 && self.link_cells_per_s.is_finite()) {
             return Err("ERICA+ needs a constant, positive link rate".into());

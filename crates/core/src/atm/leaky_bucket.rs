@@ -13,7 +13,7 @@
 //! the bucket is exactly ITU-T I.371's GCRA(T, τ) with T = 1/drain and
 //! τ = (D − 1)·T (checked in the tests).
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -50,7 +50,14 @@ fn stepped() -> bool {
 }
 
 impl LeakyBucketConfig {
-    pub fn check(&self) -> Result<(), String> {
+    /// One token's worth of time: a cell at the drain rate.
+    pub fn token_time(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.drain_cells_per_s)
+    }
+}
+
+impl Check for LeakyBucketConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.drain_cells_per_s.is_finite() && self.drain_cells_per_s > 0.0) {
             return Err("the drain rate must be positive".into());
         }
@@ -58,11 +65,6 @@ impl LeakyBucketConfig {
             return Err("the bucket depth must be at least one cell".into());
         }
         Ok(())
-    }
-
-    /// One token's worth of time: a cell at the drain rate.
-    pub fn token_time(&self) -> Duration {
-        Duration::from_secs_f64(1.0 / self.drain_cells_per_s)
     }
 }
 

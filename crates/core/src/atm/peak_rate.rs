@@ -10,7 +10,7 @@
 //! says it is "sent out", and restarting would delay the CLP = 0 cells
 //! behind it for a cell the contract did not cover (docs/proactive-atm.md).
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -39,16 +39,18 @@ pub struct PeakRateConfig {
 }
 
 impl PeakRateConfig {
-    pub fn check(&self) -> Result<(), String> {
+    /// The least time between two CLP = 0 departures: one cell at the peak.
+    pub fn spacing(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.peak_cells_per_s)
+    }
+}
+
+impl Check for PeakRateConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.peak_cells_per_s.is_finite() && self.peak_cells_per_s > 0.0) {
             return Err("the peak rate must be positive".into());
         }
         Ok(())
-    }
-
-    /// The least time between two CLP = 0 departures: one cell at the peak.
-    pub fn spacing(&self) -> Duration {
-        Duration::from_secs_f64(1.0 / self.peak_cells_per_s)
     }
 }
 

@@ -11,6 +11,7 @@
 use super::leaky_bucket::{LbOutcome, LeakyBucket, LeakyBucketConfig};
 use super::peak_rate::{PeakRateConfig, PeakRateController, PrcOutcome};
 use crate::engine::Time;
+use crate::engine::{Check, ConfigError};
 use crate::net::pdu::Header;
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::Pdu;
@@ -27,8 +28,10 @@ pub struct Contract {
     pub leaky_bucket: Option<LeakyBucketConfig>,
 }
 
-impl Contract {
-    pub fn check(&self) -> Result<(), String> {
+impl Contract {}
+
+impl Check for Contract {
+    fn check(&self) -> Result<(), ConfigError> {
         if let Some(p) = &self.peak_rate {
             p.check().map_err(|e| format!("peak_rate: {e}"))?;
         }

@@ -12,7 +12,7 @@
 //! with the same means.
 
 use super::slot_schedule::{SlotGrid, SlotRun, SlotSchedule};
-use crate::engine::{Duration, Rate, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, Rate, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
 /// A link's capacity in a scenario description (`links[].capacity`).
@@ -59,66 +59,6 @@ pub enum CapacityConfig {
 }
 
 impl CapacityConfig {
-    /// Refuses a process that could not run: no positive rate, a trace not
-    /// starting at 0 or not increasing, a period not after the last change.
-    pub fn check(&self) -> Result<(), String> {
-        let rate_ok = |r: &f64| r.is_finite() && *r >= 0.0;
-        match self {
-            CapacityConfig::Constant { rate_bps } => {
-                if !(rate_bps.is_finite() && *rate_bps > 0.0) {
-                    return Err("rate must be positive".into());
-                }
-            }
-            CapacityConfig::Markov {
-                rates_bps,
-                mean_holding_ps,
-                initial,
-                step_ps,
-            } => {
-                let ok = *initial <= 1
-                    && rates_bps.iter().all(rate_ok)
-                    && rates_bps.iter().any(|r| *r > 0.0)
-                    && mean_holding_ps.iter().all(|d| d.ps() > 0);
-                if !ok {
-                    return Err("invalid Markov capacity".into());
-                }
-                if let Some(step) = step_ps {
-                    if step.ps() == 0 || mean_holding_ps.iter().any(|d| d < step) {
-                        return Err(
-                            "a Markov step must be positive and at most each mean holding time"
-                                .into(),
-                        );
-                    }
-                }
-            }
-            CapacityConfig::Trace {
-                times_ps,
-                rates_bps,
-                period_ps,
-            } => {
-                let ok = !times_ps.is_empty()
-                    && times_ps.len() == rates_bps.len()
-                    && times_ps[0] == Time::ZERO
-                    && times_ps.windows(2).all(|w| w[0] < w[1])
-                    && rates_bps.iter().all(rate_ok)
-                    && rates_bps.iter().any(|r| *r > 0.0)
-                    && period_ps.is_none_or(|p| Time(p.ps()) > times_ps[times_ps.len() - 1]);
-                if !ok {
-                    return Err("invalid capacity trace".into());
-                }
-            }
-            CapacityConfig::Slotted { .. } => {
-                let (grid, run) = self.slots().expect("slotted");
-                grid.check()?;
-                if run.start + run.count > grid.slots_per_period {
-                    return Err("the first run of slots overruns the period".into());
-                }
-            }
-            CapacityConfig::DvbRcs { .. } => {}
-        }
-        Ok(())
-    }
-
     /// The process, drawing from `rng` if it is random.
     pub fn build(&self, rng: RngStream) -> CapacityProcess {
         match self {
@@ -185,6 +125,68 @@ impl CapacityConfig {
             CapacityConfig::Constant { rate_bps } => Some(*rate_bps),
             _ => None,
         }
+    }
+}
+
+impl Check for CapacityConfig {
+    /// Refuses a process that could not run: no positive rate, a trace not
+    /// starting at 0 or not increasing, a period not after the last change.
+    fn check(&self) -> Result<(), ConfigError> {
+        let rate_ok = |r: &f64| r.is_finite() && *r >= 0.0;
+        match self {
+            CapacityConfig::Constant { rate_bps } => {
+                if !(rate_bps.is_finite() && *rate_bps > 0.0) {
+                    return Err("rate must be positive".into());
+                }
+            }
+            CapacityConfig::Markov {
+                rates_bps,
+                mean_holding_ps,
+                initial,
+                step_ps,
+            } => {
+                let ok = *initial <= 1
+                    && rates_bps.iter().all(rate_ok)
+                    && rates_bps.iter().any(|r| *r > 0.0)
+                    && mean_holding_ps.iter().all(|d| d.ps() > 0);
+                if !ok {
+                    return Err("invalid Markov capacity".into());
+                }
+                if let Some(step) = step_ps {
+                    if step.ps() == 0 || mean_holding_ps.iter().any(|d| d < step) {
+                        return Err(
+                            "a Markov step must be positive and at most each mean holding time"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            CapacityConfig::Trace {
+                times_ps,
+                rates_bps,
+                period_ps,
+            } => {
+                let ok = !times_ps.is_empty()
+                    && times_ps.len() == rates_bps.len()
+                    && times_ps[0] == Time::ZERO
+                    && times_ps.windows(2).all(|w| w[0] < w[1])
+                    && rates_bps.iter().all(rate_ok)
+                    && rates_bps.iter().any(|r| *r > 0.0)
+                    && period_ps.is_none_or(|p| Time(p.ps()) > times_ps[times_ps.len() - 1]);
+                if !ok {
+                    return Err("invalid capacity trace".into());
+                }
+            }
+            CapacityConfig::Slotted { .. } => {
+                let (grid, run) = self.slots().expect("slotted");
+                grid.check()?;
+                if run.start + run.count > grid.slots_per_period {
+                    return Err("the first run of slots overruns the period".into());
+                }
+            }
+            CapacityConfig::DvbRcs { .. } => {}
+        }
+        Ok(())
     }
 }
 
@@ -430,6 +432,6 @@ mod tests {
             initial: 0,
             step_ps: Some(Duration::from_millis(30)),
         };
-        assert!(c.check().unwrap_err().contains("step"));
+        assert!(c.check().unwrap_err().to_string().contains("step"));
     }
 }

@@ -25,7 +25,7 @@
 use super::iface::Outbox;
 use super::pdu::{AgentAddr, Header, Pdu};
 use super::port::{Admit, Port, PortCx};
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -52,8 +52,10 @@ pub struct ExplicitRateConfig {
     pub delta: Option<f64>,
 }
 
-impl ExplicitRateConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl ExplicitRateConfig {}
+
+impl Check for ExplicitRateConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.interval.ps() == 0 {
             return Err("the feedback interval must be positive".into());
         }

@@ -17,7 +17,7 @@
 //! The QS TTL and nonce checks of §4.4 are not modelled: every router on the
 //! modelled paths takes part.
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 /// The lowest rate the option encodes, N = 1 (bits/s).
@@ -96,13 +96,15 @@ pub fn default_memory_intervals() -> u32 {
     2
 }
 
-impl QsRouterConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl QsRouterConfig {}
+
+impl Check for QsRouterConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.qs_thresh > 0.0 && self.qs_thresh <= 1.0) {
-            return Err(format!(
+            return Err(ConfigError::new(format!(
                 "qs_thresh must lie in (0, 1] (got {})",
                 self.qs_thresh
-            ));
+            )));
         }
         if self.memory_intervals == 0 || self.state_delay.ps() == 0 {
             return Err("memory_intervals and state_delay_ps must be positive".into());
@@ -271,6 +273,6 @@ mod tests {
     fn bad_settings_are_refused() {
         let mut cfg = router().cfg;
         cfg.qs_thresh = 1.2;
-        assert!(cfg.check().unwrap_err().contains("qs_thresh"));
+        assert!(cfg.check().unwrap_err().to_string().contains("qs_thresh"));
     }
 }

@@ -13,7 +13,7 @@
 //! next one. Every epoch boundary is a change instant, so a plan given
 //! before its epoch starts is always picked up there.
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use std::collections::VecDeque;
 
 /// A run of slots in each period: `count` slots from slot `start`.
@@ -45,8 +45,10 @@ impl SlotGrid {
     pub fn epoch_of(&self, t: Time) -> u64 {
         t.ps() / self.epoch().ps()
     }
+}
 
-    pub fn check(&self) -> Result<(), String> {
+impl Check for SlotGrid {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
             return Err("a slotted capacity needs a positive rate".into());
         }

@@ -26,6 +26,7 @@
 //! terminal order; where a terminal's run sits in the multi-frame is part
 //! of its delay (docs/tfrc-dama.md).
 
+use crate::engine::ConfigError;
 use crate::net::slot_schedule::SlotRun;
 use serde::{Deserialize, Serialize};
 
@@ -70,18 +71,18 @@ impl Default for DamaConfig {
 impl DamaConfig {
     /// Refuses a release that would not decay towards the request, or
     /// minimums the channel cannot hold.
-    pub fn check(&self, terminals: usize, channel_slots: u32) -> Result<(), String> {
+    pub fn check(&self, terminals: usize, channel_slots: u32) -> Result<(), ConfigError> {
         let (a, b) = (self.release_a, self.release_b);
         if !(a.is_finite() && b.is_finite() && b > 0.0 && b <= a && a <= 1.0) {
-            return Err(format!(
+            return Err(ConfigError::new(format!(
                 "release_a and release_b must satisfy 0 < b <= a <= 1 (got a = {a}, b = {b})"
-            ));
+            )));
         }
         if self.min_slots as u64 * terminals as u64 > u64::from(channel_slots) {
-            return Err(format!(
+            return Err(ConfigError::new(format!(
                 "{terminals} terminals with min_slots = {} need more than the {channel_slots} slots of a multi-frame",
                 self.min_slots
-            ));
+            )));
         }
         Ok(())
     }
@@ -306,8 +307,16 @@ mod tests {
     #[test]
     fn impossible_settings_are_refused() {
         let mut cfg = DamaConfig::default();
-        assert!(cfg.check(7, 6).unwrap_err().contains("min_slots"));
+        assert!(cfg
+            .check(7, 6)
+            .unwrap_err()
+            .to_string()
+            .contains("min_slots"));
         cfg.release_b = 1.5;
-        assert!(cfg.check(1, 6).unwrap_err().contains("release_b"));
+        assert!(cfg
+            .check(1, 6)
+            .unwrap_err()
+            .to_string()
+            .contains("release_b"));
     }
 }

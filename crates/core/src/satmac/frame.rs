@@ -22,7 +22,7 @@
 //! multi-frame. The small-frame runs therefore have a 264 kb/s granularity
 //! (docs/tfrc-dama.md discusses it).
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 /// Bytes of one MPEG-2 transport-stream packet.
@@ -74,32 +74,6 @@ impl FrameConfig {
             multiframes_per_superframe: 3,
             propagation: Duration::from_millis(252),
         }
-    }
-
-    pub fn check(&self) -> Result<(), String> {
-        if !(self.channel_bps.is_finite() && self.channel_bps > 0.0) {
-            return Err("channel_bps must be positive".into());
-        }
-        if self.channel_bps > MAX_CHANNEL_BPS {
-            return Err(format!(
-                "channel_bps above {MAX_CHANNEL_BPS:e} is not supported (a slot of a few \
-                 bytes would last under a picosecond)"
-            ));
-        }
-        if self.slot_bytes == 0
-            || self.slots_per_frame == 0
-            || self.frames_per_multiframe == 0
-            || self.multiframes_per_superframe == 0
-        {
-            return Err(
-                "slot_bytes and the slot, frame and multi-frame counts must be positive".into(),
-            );
-        }
-        self.superframe_ps().map(|_| ()).ok_or_else(|| {
-            "the super-frame (slots per frame x frames per multi-frame x multi-frames per \
-             super-frame slots) lasts more than the 26 days a frame may span"
-                .into()
-        })
     }
 
     /// The super-frame in ps, None when a product overflows: `check`'s
@@ -204,6 +178,34 @@ impl FrameConfig {
         let tr_ta = self.superframe().as_secs_f64() + self.allocation_delay().as_secs_f64();
         let t = (2.0 * tr_ta - 3.0 * self.mean_rtt().as_secs_f64()) / 5.0;
         Duration::from_secs_f64(t.max(0.0))
+    }
+}
+
+impl Check for FrameConfig {
+    fn check(&self) -> Result<(), ConfigError> {
+        if !(self.channel_bps.is_finite() && self.channel_bps > 0.0) {
+            return Err("channel_bps must be positive".into());
+        }
+        if self.channel_bps > MAX_CHANNEL_BPS {
+            return Err(ConfigError::new(format!(
+                "channel_bps above {MAX_CHANNEL_BPS:e} is not supported (a slot of a few \
+                 bytes would last under a picosecond)"
+            )));
+        }
+        if self.slot_bytes == 0
+            || self.slots_per_frame == 0
+            || self.frames_per_multiframe == 0
+            || self.multiframes_per_superframe == 0
+        {
+            return Err(
+                "slot_bytes and the slot, frame and multi-frame counts must be positive".into(),
+            );
+        }
+        self.superframe_ps().map(|_| ()).ok_or_else(|| {
+            "the super-frame (slots per frame x frames per multi-frame x multi-frames per \
+             super-frame slots) lasts more than the 26 days a frame may span"
+                .into()
+        })
     }
 }
 
@@ -337,7 +339,7 @@ mod tests {
         assert!(f.check().is_err());
         f = FrameConfig::skyplex(Skyplex::Small);
         f.channel_bps = -1.0;
-        assert!(f.check().unwrap_err().contains("channel_bps"));
+        assert!(f.check().unwrap_err().to_string().contains("channel_bps"));
     }
 
     #[test]
@@ -345,16 +347,20 @@ mod tests {
         // 1e8 Gb/s: the slot rounded to 0 ps and next_tbtp divided by it.
         let mut f = FrameConfig::skyplex(Skyplex::Large);
         f.channel_bps = 1e17;
-        assert!(f.check().unwrap_err().contains("channel_bps above"));
+        assert!(f
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("channel_bps above"));
         f.channel_bps = MAX_CHANNEL_BPS;
         assert!(f.check().is_ok() && f.slot().ps() > 0);
         f.timing(); // no panic at the limit
         f = FrameConfig::skyplex(Skyplex::Large);
         f.slots_per_frame = u32::MAX;
-        assert!(f.check().unwrap_err().contains("super-frame"));
+        assert!(f.check().unwrap_err().to_string().contains("super-frame"));
         f = FrameConfig::skyplex(Skyplex::Large);
         f.channel_bps = 1.0;
         f.multiframes_per_superframe = u32::MAX;
-        assert!(f.check().unwrap_err().contains("super-frame"));
+        assert!(f.check().unwrap_err().to_string().contains("super-frame"));
     }
 }

@@ -13,7 +13,7 @@
 //!   together (T_q = 0: QSD without the delay).
 
 use super::frame::FrameConfig;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::port::{Admit, Port, PortCx};
 use crate::net::quick_start::{
     default_memory_intervals, default_qs_thresh, QsOption, QsRouter, QsRouterConfig,
@@ -62,7 +62,7 @@ impl QsAgentConfig {
         }
     }
 
-    pub fn check(&self, frame: &FrameConfig) -> Result<(), String> {
+    pub fn check(&self, frame: &FrameConfig) -> Result<(), ConfigError> {
         if !self.qsd && self.tq.ps() > 0 {
             return Err("tq delays QS-Requests only with qsd = true".into());
         }
@@ -318,6 +318,6 @@ mod tests {
             tq: Duration::from_millis(1),
             ..QsAgentConfig::default()
         };
-        assert!(cfg.check(&large()).unwrap_err().contains("qsd"));
+        assert!(cfg.check(&large()).unwrap_err().to_string().contains("qsd"));
     }
 }

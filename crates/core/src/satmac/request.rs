@@ -15,6 +15,7 @@
 //! arrive.
 
 use crate::engine::Duration;
+use crate::engine::{Check, ConfigError};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,10 +46,15 @@ impl Default for RequestConfig {
     }
 }
 
-impl RequestConfig {
-    pub fn check(&self) -> Result<(), String> {
+impl RequestConfig {}
+
+impl Check for RequestConfig {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.cra_bps.is_finite() && self.cra_bps >= 0.0) {
-            return Err(format!("cra_bps must be >= 0 (got {})", self.cra_bps));
+            return Err(ConfigError::new(format!(
+                "cra_bps must be >= 0 (got {})",
+                self.cra_bps
+            )));
         }
         if self.vbdc.is_some_and(|t| t.ps() == 0) {
             return Err("vbdc_ps must be positive".into());
@@ -163,6 +169,6 @@ mod tests {
             cra_bps: -1.0,
             ..RequestConfig::default()
         };
-        assert!(cfg.check().unwrap_err().contains("cra_bps"));
+        assert!(cfg.check().unwrap_err().to_string().contains("cra_bps"));
     }
 }

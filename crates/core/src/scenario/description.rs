@@ -85,19 +85,19 @@ impl Description {
     /// Reads a description; a key no section knows is refused by name, also
     /// inside entries whose model parameters are read by the model's config.
     pub fn from_json(s: &str) -> Result<Description, BuildError> {
-        let input: Value =
-            serde_json::from_str(s).map_err(|e| BuildError(format!("invalid description: {e}")))?;
+        let input: Value = serde_json::from_str(s)
+            .map_err(|e| BuildError::new(format!("invalid description: {e}")))?;
         Description::from_value(input)
     }
 
     pub fn from_value(input: Value) -> Result<Description, BuildError> {
         let d: Description = serde_json::from_value(input.clone())
-            .map_err(|e| BuildError(format!("invalid description: {e}")))?;
+            .map_err(|e| BuildError::new(format!("invalid description: {e}")))?;
         // Entries that share their object with a model's config cannot deny
         // unknown keys in serde itself: compare with what was understood.
         let understood = serde_json::to_value(&d).expect("a description serialises");
         if let Some(path) = unknown_key(&input, &understood, String::new()) {
-            return Err(BuildError(format!(
+            return Err(BuildError::new(format!(
                 "invalid description: unknown key {path}"
             )));
         }

@@ -14,15 +14,7 @@ pub use builder::ScenarioBuilder;
 pub use description::Description;
 pub use world::{StopReason, World};
 
-/// A description that cannot be built (dangling name, impossible value).
-/// The Python validator catches these first with user-facing messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuildError(pub String);
-
-impl std::fmt::Display for BuildError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BuildError {}
+/// A description that cannot be built (dangling name, impossible value),
+/// with the key path where it goes wrong. The Python validator catches
+/// most of these first; the binding reports the others with their path.
+pub type BuildError = crate::engine::ConfigError;

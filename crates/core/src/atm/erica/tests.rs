@@ -248,6 +248,12 @@ fn check_refuses_bad_or_conflicting_averaging() {
     for c in bad {
         assert!(c.check().is_err(), "{c:?}");
     }
+    let both = EricaConfig {
+        z_alpha: 0.5,
+        rate_alpha: 0.5,
+        ..cfg()
+    };
+    assert_eq!(both.check().unwrap_err().path, "rate_alpha");
     for c in [
         EricaConfig {
             z_alpha: 0.5,

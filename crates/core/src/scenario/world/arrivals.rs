@@ -16,7 +16,7 @@ use super::flow_pool::FlowPool;
 use super::tcp::TcpConn;
 use crate::apps::tcp_app::AppKind;
 use crate::engine::stats::{Histogram, Summary as Stats};
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::Pdu;
 use crate::scenario::summary::{num, put, Summary, PS};
 use crate::scenario::BuildError;
@@ -41,21 +41,6 @@ pub enum FlowSize {
 }
 
 impl FlowSize {
-    pub fn check(&self) -> Result<(), String> {
-        let ok = match *self {
-            FlowSize::Constant { bytes } => bytes > 0,
-            FlowSize::Exponential { mean_bytes } => mean_bytes.is_finite() && mean_bytes >= 1.0,
-            FlowSize::Pareto { mean_bytes, shape } => {
-                mean_bytes.is_finite() && mean_bytes >= 1.0 && shape.is_finite() && shape > 1.0
-            }
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err("flow sizes need a mean of at least 1 byte (and a Pareto shape above 1)".into())
-        }
-    }
-
     /// A size in whole bytes, at least 1.
     pub fn draw(&self, rng: &mut RngStream) -> u64 {
         let bytes = match *self {
@@ -68,6 +53,23 @@ impl FlowSize {
             }
         };
         (bytes.round() as u64).max(1)
+    }
+}
+
+impl Check for FlowSize {
+    fn check(&self) -> Result<(), ConfigError> {
+        let ok = match *self {
+            FlowSize::Constant { bytes } => bytes > 0,
+            FlowSize::Exponential { mean_bytes } => mean_bytes.is_finite() && mean_bytes >= 1.0,
+            FlowSize::Pareto { mean_bytes, shape } => {
+                mean_bytes.is_finite() && mean_bytes >= 1.0 && shape.is_finite() && shape > 1.0
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err("flow sizes need a mean of at least 1 byte (and a Pareto shape above 1)".into())
+        }
     }
 }
 
@@ -93,8 +95,10 @@ pub struct ArrivalsDesc {
     pub config: TcpConfig,
 }
 
-impl ArrivalsDesc {
-    pub fn check(&self) -> Result<(), String> {
+impl ArrivalsDesc {}
+
+impl Check for ArrivalsDesc {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.rate_per_s.is_finite() && self.rate_per_s > 0.0) {
             return Err("rate_per_s must be positive".into());
         }

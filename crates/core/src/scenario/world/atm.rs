@@ -276,9 +276,10 @@ impl Builder<'_> {
             }
         }
         if ends[0] == ends[1] {
-            return Err(BuildError(format!(
-                "{at}.ubr: the VCs would start and end at the same node"
-            )));
+            return Err(BuildError::at(
+                &format!("{at}.ubr"),
+                "the VCs would start and end at the same node",
+            ));
         }
         Ok(VcEndpoints { hosts, ends, flow })
     }

@@ -9,7 +9,7 @@
 use super::component::Component;
 use super::registry::Registry;
 use super::{Counts, Net, Sampler, Scratch, StopCondition, World};
-use crate::engine::{Duration, Scheduler, Time};
+use crate::engine::{ConfigError, Duration, Scheduler, Time};
 use crate::net::{Iface, Port};
 use crate::scenario::description::{Description, StopWhen};
 use crate::scenario::BuildError;
@@ -27,7 +27,7 @@ impl<'a> Names<'a> {
         self.0
             .get(name)
             .copied()
-            .ok_or_else(|| BuildError(format!("{at}: no {kind} named {name:?}")))
+            .ok_or_else(|| BuildError::at(at, format!("no {kind} named {name:?}")))
     }
 }
 
@@ -37,8 +37,8 @@ pub(super) fn at(section: &str, name: &str) -> String {
 }
 
 /// Prefixes a model's refusal with where in the description it is.
-pub(super) fn checked<T>(r: Result<T, String>, at: &str) -> Result<T, BuildError> {
-    r.map_err(|why| BuildError(format!("{at}: {why}")))
+pub(super) fn checked<T, E: Into<ConfigError>>(r: Result<T, E>, at: &str) -> Result<T, BuildError> {
+    r.map_err(|why| why.into().within(at))
 }
 
 /// Both ends' hosts attached directly to their nodes.
@@ -72,9 +72,10 @@ impl Builder<'_> {
     pub(super) fn ends(&self, src: &str, dst: &str, at: &str) -> Result<[u32; 2], BuildError> {
         let nodes = [self.node(src, at)?, self.node(dst, at)?];
         if nodes[0] == nodes[1] {
-            return Err(BuildError(format!(
-                "{at}: starts and ends at node {src:?}: a flow needs two nodes"
-            )));
+            return Err(BuildError::at(
+                at,
+                format!("starts and ends at node {src:?}: a flow needs two nodes"),
+            ));
         }
         Ok(nodes)
     }
@@ -96,15 +97,16 @@ impl Builder<'_> {
         self.named
             .get(&(kind, name.to_string()))
             .copied()
-            .ok_or_else(|| BuildError(format!("{at}: no {noun} named {name:?}")))
+            .ok_or_else(|| BuildError::at(at, format!("no {noun} named {name:?}")))
     }
 }
 
 impl World {
     pub fn build(d: &Description) -> Result<World, BuildError> {
         if d.duration_ps == 0 || d.sample_interval_ps == 0 {
-            return Err(BuildError(
-                "run: duration and sample interval must be positive".into(),
+            return Err(BuildError::at(
+                "run",
+                "duration and sample interval must be positive",
             ));
         }
         let mut b = Builder {
@@ -216,9 +218,10 @@ impl Builder<'_> {
                 t,
                 at,
             )?)),
-            _ => Err(BuildError(format!(
-                "{at}: give a sink and received_packets, or a tcp connection"
-            ))),
+            _ => Err(BuildError::at(
+                at,
+                "give a sink and received_packets, or a tcp connection".to_string(),
+            )),
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::apps::session_source::{SessionConfig, SessionSource};
 use crate::atm::cell::{CELL_BITS, CELL_BYTES, CELL_PAYLOAD};
 use crate::atm::upc::Contract;
 use crate::engine::stats::{Summary as Stats, Tally};
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::{AgentAddr, Next, Pdu};
 use crate::scenario::summary::{num, put, Summary};
@@ -37,8 +37,10 @@ pub enum Traffic {
     Files(FileTransferConfig),
 }
 
-impl Traffic {
-    fn check(&self) -> Result<(), String> {
+impl Traffic {}
+
+impl Check for Traffic {
+    fn check(&self) -> Result<(), ConfigError> {
         match self {
             Traffic::Sessions(s) => s.check(),
             Traffic::Files(f) => f.check(),
@@ -67,8 +69,10 @@ pub struct CellSourcesDesc {
     pub jitter_bound: Duration,
 }
 
-impl CellSourcesDesc {
-    pub fn check(&self) -> Result<(), String> {
+impl CellSourcesDesc {}
+
+impl Check for CellSourcesDesc {
+    fn check(&self) -> Result<(), ConfigError> {
         if self.count == 0 {
             return Err("a group needs at least one source".into());
         }
@@ -421,11 +425,14 @@ impl Builder<'_> {
             };
             if let Some(l) = police {
                 if !self.route_crosses(nodes[0], nodes[1], l) {
-                    return Err(BuildError(format!(
-                        "{here}: police_at link {:?} is not on the path of its cells: \
+                    return Err(BuildError::at(
+                        &here,
+                        format!(
+                            "police_at link {:?} is not on the path of its cells: \
                          a contract there would police nothing",
-                        self.d.links[l as usize].name
-                    )));
+                            self.d.links[l as usize].name
+                        ),
+                    ));
                 }
             }
             for i in 0..d.count {

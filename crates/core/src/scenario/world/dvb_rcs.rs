@@ -16,7 +16,7 @@ use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
 use super::registry::Owner;
 use super::Net;
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::net::Pdu;
 use crate::satmac::qs_agent::QsPort;
@@ -231,11 +231,14 @@ impl Builder<'_> {
             let cra: Vec<f64> = d.terminals.iter().map(|t| t.request.cra_bps).collect();
             let ncc = Ncc::new(d.frame.clone(), d.dama.clone(), d.terminals.len()).with_cra(&cra);
             if ncc.initial_slots() > slots {
-                return Err(BuildError(format!(
-                    "{here}.terminals: their CRA needs {} slots per multi-frame, \
+                return Err(BuildError::at(
+                    &format!("{here}.terminals"),
+                    format!(
+                        "their CRA needs {} slots per multi-frame, \
                      more than the channel's {slots}",
-                    ncc.initial_slots()
-                )));
+                        ncc.initial_slots()
+                    ),
+                ));
             }
             let first = ncc.initial_runs();
             let mut terminals = vec![];
@@ -252,20 +255,26 @@ impl Builder<'_> {
                     }
                     have if *have == want => {}
                     _ => {
-                        return Err(BuildError(format!(
-                            "{tat}: uplink {:?} must have capacity {{kind = \"dvb_rcs\", \
+                        return Err(BuildError::at(
+                            &tat,
+                            format!(
+                                "uplink {:?} must have capacity {{kind = \"dvb_rcs\", \
                              channel = {:?}}} or the channel's slotted capacity {want:?}",
-                            t.uplink, d.name
-                        )))
+                                t.uplink, d.name
+                            ),
+                        ))
                     }
                 }
                 if let Some(qs) = &t.quick_start {
                     checked(qs.check(&d.frame), &format!("{tat}.quick_start"))?;
                     if self.w.net.ports[l as usize].is_some() {
-                        return Err(BuildError(format!(
-                            "{tat}: uplink {:?} already has a port; a QS agent needs its own",
-                            t.uplink
-                        )));
+                        return Err(BuildError::at(
+                            &tat,
+                            format!(
+                                "uplink {:?} already has a port; a QS agent needs its own",
+                                t.uplink
+                            ),
+                        ));
                     }
                     let agent = QsAgent::new(qs, &d.frame);
                     let port = PortKind::QsAgent(Box::new(QsPort::new(agent)));
@@ -295,11 +304,13 @@ impl Builder<'_> {
         for (l, link) in self.d.links.iter().enumerate() {
             if let CapacityConfig::DvbRcs { channel } = &link.capacity {
                 if !claimed.contains(&(l as u32)) {
-                    return Err(BuildError(format!(
-                        "links.{}: capacity names dvb_rcs channel {channel:?}, \
-                         whose terminals do not send on this link",
-                        link.name
-                    )));
+                    return Err(BuildError::at(
+                        &at("links", &link.name),
+                        format!(
+                            "capacity names dvb_rcs channel {channel:?}, \
+                             whose terminals do not send on this link"
+                        ),
+                    ));
                 }
             }
         }

@@ -165,10 +165,10 @@ impl Builder<'_> {
             let at = at("emulate", &e.name);
             let node = self.node(&e.node, &at)?;
             let address: Ipv4Addr = e.address.parse().map_err(|_| {
-                BuildError(format!(
-                    "{at}: address {:?} is not an IPv4 address",
-                    e.address
-                ))
+                BuildError::at(
+                    &at,
+                    format!("address {:?} is not an IPv4 address", e.address),
+                )
             })?;
             let mut attachment = None;
             if let Some(rc) = &e.rate_control {

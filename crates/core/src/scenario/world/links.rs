@@ -9,7 +9,7 @@ use super::registry::Owner;
 use super::World;
 use crate::atm::congestion_detector::DetectorConfig;
 use crate::atm::erica::EricaConfig;
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::net::error_model::{ErrorModel, Periodic};
 use crate::net::explicit_rate::ExplicitRateConfig;
@@ -62,24 +62,9 @@ pub struct LinkDesc {
 }
 
 impl LinkDesc {
-    pub fn check(&self) -> Result<(), String> {
-        for (what, p) in [("ber", self.ber), ("loss", self.loss)] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("{what} is a probability in [0, 1]"));
-            }
-        }
-        if self.loss_every == Some(0) || self.loss_first == Some(0) || self.loss_list.contains(&0) {
-            return Err("loss_every, loss_first and loss_list count PDUs from 1".into());
-        }
-        if self.loss_first.is_some() && self.loss_every.is_none() {
-            return Err("loss_first needs loss_every".into());
-        }
-        self.capacity.check()
-    }
-
     /// The link from node `from` to node `to`; its random processes draw
     /// from streams named after the link.
-    pub fn build(&self, from: u32, to: u32, seed: u64) -> Result<Link, String> {
+    pub fn build(&self, from: u32, to: u32, seed: u64) -> Result<Link, ConfigError> {
         self.check()?;
         let at = format!("links.{}", self.name);
         let capacity = self
@@ -108,8 +93,27 @@ impl LinkDesc {
     }
 
     /// The port at the link's input, if the entry configures one.
-    pub fn port(&self) -> Result<Option<PortKind>, String> {
+    pub fn port(&self) -> Result<Option<PortKind>, ConfigError> {
         PortKind::build(self)
+    }
+}
+
+impl Check for LinkDesc {
+    fn check(&self) -> Result<(), ConfigError> {
+        for (what, p) in [("ber", self.ber), ("loss", self.loss)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(ConfigError::new(format!(
+                    "{what} is a probability in [0, 1]"
+                )));
+            }
+        }
+        if self.loss_every == Some(0) || self.loss_first == Some(0) || self.loss_list.contains(&0) {
+            return Err("loss_every, loss_first and loss_list count PDUs from 1".into());
+        }
+        if self.loss_first.is_some() && self.loss_every.is_none() {
+            return Err("loss_first needs loss_every".into());
+        }
+        self.capacity.check()
     }
 }
 
@@ -277,7 +281,10 @@ impl Builder<'_> {
                 let dst = self.node(dst, &at)?;
                 let via = link_ix.find("link", via, &at)?;
                 if self.w.net.links[via as usize].from != i as u32 {
-                    return Err(BuildError(format!("{at}: link does not leave this node")));
+                    return Err(BuildError::at(
+                        &at,
+                        "link does not leave this node".to_string(),
+                    ));
                 }
                 self.w.net.nodes[i].set_route(dst, via);
             }

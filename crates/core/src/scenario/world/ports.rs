@@ -8,7 +8,7 @@ use crate::atm::cell::CELL_BITS;
 use crate::atm::congestion_detector::DetectorPort;
 use crate::atm::erica::EricaPlus;
 use crate::atm::upc::{Contract, UsageParameterControl};
-use crate::engine::Time;
+use crate::engine::{Check, ConfigError, Time};
 use crate::net::explicit_rate::ExplicitRatePort;
 use crate::net::port::{Admit, Port, PortChain, PortCx};
 use crate::net::Pdu;
@@ -91,7 +91,7 @@ impl PortKind {
     }
 
     /// The port a link entry configures, if any.
-    pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, String> {
+    pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, ConfigError> {
         if d.erica.is_some() && d.explicit_rate.is_some() {
             return Err("give erica or explicit_rate, not both".into());
         }
@@ -99,15 +99,18 @@ impl PortKind {
             if d.erica.is_some() || d.explicit_rate.is_some() {
                 return Err("a congestion detector takes the link's port alone".into());
             }
-            cfg.check().map_err(|e| format!("congestion: {e}"))?;
+            cfg.check().map_err(|e| e.within("congestion"))?;
             let Some(rate_bps) = d.capacity.constant_rate() else {
-                return Err("congestion: the detector needs a constant-rate link".into());
+                return Err(ConfigError::at(
+                    "congestion",
+                    "the detector needs a constant-rate link",
+                ));
             };
             let port = DetectorPort::new(cfg.clone(), rate_bps);
             return Ok(Some(PortKind::Detector(Box::new(port))));
         }
         if let Some(cfg) = &d.explicit_rate {
-            cfg.check().map_err(|e| format!("explicit_rate: {e}"))?;
+            cfg.check().map_err(|e| e.within("explicit_rate"))?;
             let port = ExplicitRatePort::new(cfg.clone(), Time::ZERO);
             return Ok(Some(PortKind::ExplicitRate(Box::new(port))));
         }
@@ -115,11 +118,14 @@ impl PortKind {
             return Ok(None);
         };
         let Some(rate_bps) = d.capacity.constant_rate() else {
-            return Err("erica: ERICA+ needs a constant-rate link".into());
+            return Err(ConfigError::at(
+                "erica",
+                "ERICA+ needs a constant-rate link",
+            ));
         };
         let mut cfg = cfg.clone();
         cfg.link_cells_per_s = rate_bps / CELL_BITS;
-        cfg.check().map_err(|e| format!("erica: {e}"))?;
+        cfg.check().map_err(|e| e.within("erica"))?;
         Ok(Some(PortKind::Erica(Box::new(EricaPlus::new(
             cfg,
             Time::ZERO,

@@ -147,10 +147,15 @@ impl Builder<'_> {
                 "emulate" => {
                     Target::Component(self.find("emulate", "emulated host", &p.of, &at)?)
                 }
-                other => return Err(BuildError(format!("{at}: unknown probe target {other:?}"))),
+                other => {
+                    return Err(BuildError::at(
+                        &at,
+                        format!("unknown probe target {other:?}"),
+                    ))
+                }
             };
             let metric = metric_index(&p.target, &p.metric)
-                .ok_or_else(|| BuildError(format!("{at}: unknown metric {:?}", p.metric)))?;
+                .ok_or_else(|| BuildError::at(&at, format!("unknown metric {:?}", p.metric)))?;
             self.w
                 .probes
                 .push(Probe::new(p.name.clone(), target, metric));

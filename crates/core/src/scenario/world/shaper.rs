@@ -7,7 +7,7 @@
 use super::build::{checked, Builder};
 use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::explicit_rate::Source;
 use crate::net::framing::Framing;
 use crate::net::shaper::Shaper;
@@ -38,8 +38,10 @@ fn one() -> usize {
     1
 }
 
-impl RateControlDesc {
-    pub fn check(&self) -> Result<(), String> {
+impl RateControlDesc {}
+
+impl Check for RateControlDesc {
+    fn check(&self) -> Result<(), ConfigError> {
         if !(self.initial_rate_bps.is_finite() && self.initial_rate_bps > 0.0) {
             return Err("initial_rate must be positive".into());
         }
@@ -152,13 +154,16 @@ impl Builder<'_> {
         let at = format!("{at}.rate_control");
         checked(rc.check(), &at)?;
         let Some(l) = self.d.links.iter().position(|l| l.name == rc.link) else {
-            return Err(BuildError(format!("{at}: no link named {:?}", rc.link)));
+            return Err(BuildError::at(&at, format!("no link named {:?}", rc.link)));
         };
         if !matches!(self.w.net.ports[l], Some(PortKind::ExplicitRate(_))) {
-            return Err(BuildError(format!(
-                "{at}: link {:?} has no explicit_rate port to feed this host back",
-                rc.link
-            )));
+            return Err(BuildError::at(
+                &at,
+                format!(
+                    "link {:?} has no explicit_rate port to feed this host back",
+                    rc.link
+                ),
+            ));
         }
         let id = self.w.add(Component::Shaper(Box::new(ShaperComp::new(
             rc, node, prefix,

@@ -9,7 +9,7 @@ use super::probes::ProbeMemory;
 use crate::apps::mpeg2::{Mpeg2, Mpeg2Config};
 use crate::apps::onoff::{OnOff, Periods};
 use crate::apps::{cbr::Cbr, poisson::Poisson, Emitter, Sink, SizeDist, Source};
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::Pdu;
 use crate::scenario::summary::{num, put, rate, Summary, PS};
 use crate::scenario::BuildError;
@@ -84,22 +84,6 @@ pub struct SinkDesc {
 }
 
 impl SourceDesc {
-    pub fn check(&self) -> Result<(), String> {
-        if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) || self.packet_bytes == 0 {
-            return Err("rate and packet size must be positive".into());
-        }
-        if self.priority > 1 || self.clp > 1 {
-            return Err("priority and clp are 0 or 1".into());
-        }
-        if self.kind == SourceKind::Cbr && self.size_dist != SizeKind::Constant {
-            return Err("CBR sizes are constant".into());
-        }
-        if self.kind == SourceKind::Onoff && (self.on_ps.is_none() || self.off_ps.is_none()) {
-            return Err("on/off periods missing".into());
-        }
-        Ok(())
-    }
-
     fn size(&self) -> SizeDist {
         match self.size_dist {
             SizeKind::Constant => SizeDist::Constant(self.packet_bytes),
@@ -113,7 +97,7 @@ impl SourceDesc {
         emitter: Emitter,
         rng: RngStream,
         duration: Time,
-    ) -> Result<Source, String> {
+    ) -> Result<Source, ConfigError> {
         self.check()?;
         Ok(match self.kind {
             SourceKind::Cbr => Source::Cbr(Cbr::new(emitter, self.packet_bytes, self.rate_bps)),
@@ -161,6 +145,24 @@ impl SourceDesc {
             block: mpeg2_block(span, min.ps()),
         };
         Mpeg2::new(emitter, cfg, rng)
+    }
+}
+
+impl Check for SourceDesc {
+    fn check(&self) -> Result<(), ConfigError> {
+        if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) || self.packet_bytes == 0 {
+            return Err("rate and packet size must be positive".into());
+        }
+        if self.priority > 1 || self.clp > 1 {
+            return Err("priority and clp are 0 or 1".into());
+        }
+        if self.kind == SourceKind::Cbr && self.size_dist != SizeKind::Constant {
+            return Err("CBR sizes are constant".into());
+        }
+        if self.kind == SourceKind::Onoff && (self.on_ps.is_none() || self.off_ps.is_none()) {
+            return Err("on/off periods missing".into());
+        }
+        Ok(())
     }
 }
 

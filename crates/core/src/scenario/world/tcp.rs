@@ -12,6 +12,7 @@ use super::probes::ProbeMemory;
 use super::shaper::RateControlDesc;
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::engine::Time;
+use crate::engine::{Check, ConfigError};
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
@@ -42,8 +43,10 @@ pub struct TcpDesc {
     pub config: TcpConfig,
 }
 
-impl TcpDesc {
-    pub fn check(&self) -> Result<(), String> {
+impl TcpDesc {}
+
+impl Check for TcpDesc {
+    fn check(&self) -> Result<(), ConfigError> {
         self.config.check()?;
         self.app.check()?;
         let attachments = [
@@ -62,9 +65,9 @@ impl TcpDesc {
         let segment = self.config.mss + self.config.header;
         if let Some(max) = encap.map(|e| e.max_packet_bytes()) {
             if segment > max {
-                return Err(format!(
+                return Err(ConfigError::new(format!(
                     "a {segment}-byte segment does not fit one AAL5 frame (at most {max} B)"
-                ));
+                )));
             }
         }
         Ok(())

@@ -15,7 +15,7 @@ use super::component::{Component, Ctx, Model, Series, View};
 use super::probes::ProbeMemory;
 use crate::apps::dejitter::Dejitter;
 use crate::apps::media::{MediaConfig, MediaSource};
-use crate::engine::{Duration, Time};
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::{AgentAddr, Header, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
@@ -49,8 +49,10 @@ pub struct TfrcDesc {
     pub config: TfrcConfig,
 }
 
-impl TfrcDesc {
-    pub fn check(&self) -> Result<(), String> {
+impl TfrcDesc {}
+
+impl Check for TfrcDesc {
+    fn check(&self) -> Result<(), ConfigError> {
         self.config.check()?;
         self.media.check()
     }

@@ -18,7 +18,7 @@ use super::flow_pool::FlowPool;
 use super::tfrc::{TfrcDesc, TfrcFlow};
 use crate::apps::media::MediaConfig;
 use crate::engine::stats::Histogram;
-use crate::engine::{Duration, RngStream, Time};
+use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::Pdu;
 use crate::scenario::summary::{num, put, Summary, PS};
 use crate::scenario::BuildError;
@@ -43,17 +43,6 @@ pub enum FlowDuration {
 }
 
 impl FlowDuration {
-    pub fn check(&self) -> Result<(), String> {
-        let d = match self {
-            FlowDuration::Constant { duration } => duration,
-            FlowDuration::Exponential { mean } => mean,
-        };
-        if d.ps() == 0 {
-            return Err("flow durations must be positive".into());
-        }
-        Ok(())
-    }
-
     /// A duration of at least 1 ps.
     pub fn draw(&self, rng: &mut RngStream) -> Duration {
         match *self {
@@ -62,6 +51,19 @@ impl FlowDuration {
                 Duration((rng.exp(mean.ps() as f64).round() as u64).max(1))
             }
         }
+    }
+}
+
+impl Check for FlowDuration {
+    fn check(&self) -> Result<(), ConfigError> {
+        let d = match self {
+            FlowDuration::Constant { duration } => duration,
+            FlowDuration::Exponential { mean } => mean,
+        };
+        if d.ps() == 0 {
+            return Err("flow durations must be positive".into());
+        }
+        Ok(())
     }
 }
 
@@ -104,29 +106,6 @@ pub struct TfrcArrivalsDesc {
 }
 
 impl TfrcArrivalsDesc {
-    pub fn check(&self) -> Result<(), String> {
-        if !(self.rate_per_s.is_finite() && self.rate_per_s > 0.0) {
-            return Err("rate_per_s must be positive".into());
-        }
-        if self.hosts.len() < 2 {
-            return Err("a class needs at least two hosts".into());
-        }
-        if self.step.ps() == 0 || self.window < self.step {
-            return Err("step must be positive and no longer than window".into());
-        }
-        if self.window.ps() / self.step.ps() > MAX_BINS {
-            return Err(format!(
-                "window / step gives more than {MAX_BINS} bins of start-up figures"
-            ));
-        }
-        if self.media.duration.is_some() {
-            return Err("a class's media duration is drawn from `duration`".into());
-        }
-        self.duration.check()?;
-        self.media.check()?;
-        self.config.check()
-    }
-
     /// The description of one flow of the class, starting at `now`.
     fn flow(&self, src: &str, dst: &str, now: Time, duration: Duration) -> TfrcDesc {
         TfrcDesc {
@@ -142,6 +121,31 @@ impl TfrcArrivalsDesc {
             trace: false,
             config: self.config.clone(),
         }
+    }
+}
+
+impl Check for TfrcArrivalsDesc {
+    fn check(&self) -> Result<(), ConfigError> {
+        if !(self.rate_per_s.is_finite() && self.rate_per_s > 0.0) {
+            return Err("rate_per_s must be positive".into());
+        }
+        if self.hosts.len() < 2 {
+            return Err("a class needs at least two hosts".into());
+        }
+        if self.step.ps() == 0 || self.window < self.step {
+            return Err("step must be positive and no longer than window".into());
+        }
+        if self.window.ps() / self.step.ps() > MAX_BINS {
+            return Err(ConfigError::new(format!(
+                "window / step gives more than {MAX_BINS} bins of start-up figures"
+            )));
+        }
+        if self.media.duration.is_some() {
+            return Err("a class's media duration is drawn from `duration`".into());
+        }
+        self.duration.check()?;
+        self.media.check()?;
+        self.config.check()
     }
 }
 

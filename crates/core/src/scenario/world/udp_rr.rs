@@ -7,7 +7,7 @@ use super::atm::UbrDesc;
 use super::build::{at, checked, direct, Builder};
 use super::component::{Component, Ctx, Model, View};
 use crate::apps::udp_rr::{UdpEnds, UdpRr, UdpRrConfig, UDP_IP_HEADER};
-use crate::engine::Time;
+use crate::engine::{Check, Time};
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, put, Summary};
 use crate::scenario::BuildError;
@@ -116,9 +116,10 @@ impl Builder<'_> {
                 Some(ubr) => {
                     let largest = u.config.request.max(u.config.response) + UDP_IP_HEADER;
                     if largest > ubr.encapsulation.max_packet_bytes() {
-                        return Err(BuildError(format!(
-                            "{at}: a {largest}-byte datagram does not fit one AAL5 frame"
-                        )));
+                        return Err(BuildError::at(
+                            &at,
+                            format!("a {largest}-byte datagram does not fit one AAL5 frame"),
+                        ));
                     }
                     let ends = self.ubr_ends(ubr, nodes, flow, &at)?;
                     self.vc_pair(ends, None, ubr.encapsulation, None).1

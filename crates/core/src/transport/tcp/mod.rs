@@ -22,6 +22,7 @@ pub mod socket;
 pub use socket::{Endpoint, TcpSocket, TcpStats};
 
 use crate::engine::Duration;
+use crate::engine::{Check, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// Loss recovery.
@@ -154,27 +155,6 @@ impl TcpConfig {
         s
     }
 
-    /// Refuses parameters a connection cannot run with.
-    pub fn check(&self) -> Result<(), String> {
-        let mss = u64::from(self.mss);
-        if self.mss == 0 || self.send_buffer < mss || self.receive_buffer < mss {
-            return Err("mss and buffers must hold at least one segment".into());
-        }
-        if u64::from(self.mss) + u64::from(self.header) > 65_535 {
-            return Err("mss + header must fit an IP datagram (65535 B)".into());
-        }
-        if self.initial_window_segments == 0 || self.abc_limit_segments == 0 {
-            return Err("initial window and ABC limit must be at least one segment".into());
-        }
-        if self.max_rto < self.min_rto || self.min_rto.ps() == 0 || self.granularity.ps() == 0 {
-            return Err("need 0 < min_rto <= max_rto and a positive clock granularity".into());
-        }
-        if self.priority > 1 || self.clp > 1 {
-            return Err("priority and clp are 0 or 1".into());
-        }
-        Ok(())
-    }
-
     /// A configuration for tests and examples: NewReno, MSS 1460, 40-byte
     /// headers, RFC defaults.
     pub fn default_newreno() -> TcpConfig {
@@ -204,6 +184,29 @@ impl TcpConfig {
             priority: 0,
             clp: 0,
         }
+    }
+}
+
+impl Check for TcpConfig {
+    /// Refuses parameters a connection cannot run with.
+    fn check(&self) -> Result<(), ConfigError> {
+        let mss = u64::from(self.mss);
+        if self.mss == 0 || self.send_buffer < mss || self.receive_buffer < mss {
+            return Err("mss and buffers must hold at least one segment".into());
+        }
+        if u64::from(self.mss) + u64::from(self.header) > 65_535 {
+            return Err("mss + header must fit an IP datagram (65535 B)".into());
+        }
+        if self.initial_window_segments == 0 || self.abc_limit_segments == 0 {
+            return Err("initial window and ABC limit must be at least one segment".into());
+        }
+        if self.max_rto < self.min_rto || self.min_rto.ps() == 0 || self.granularity.ps() == 0 {
+            return Err("need 0 < min_rto <= max_rto and a positive clock granularity".into());
+        }
+        if self.priority > 1 || self.clp > 1 {
+            return Err("priority and clp are 0 or 1".into());
+        }
+        Ok(())
     }
 }
 

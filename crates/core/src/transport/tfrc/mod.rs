@@ -30,6 +30,7 @@ pub use receiver::TfrcReceiver;
 pub use sender::TfrcSender;
 
 use crate::engine::Duration;
+use crate::engine::{Check, ConfigError};
 use serde::{Deserialize, Serialize};
 
 /// Whose rules a TFRC flow follows: an RFC's, or ns-2.35's agents (the
@@ -142,41 +143,6 @@ impl TfrcConfig {
         }
     }
 
-    pub fn check(&self) -> Result<(), String> {
-        if self.packet_bytes == 0 {
-            return Err("packet_bytes must be positive".into());
-        }
-        if self.wire_bytes() > 65_535 {
-            return Err(format!(
-                "a packet must fit an IP datagram (65535 B), got {} B on the wire",
-                self.wire_bytes()
-            ));
-        }
-        if self.profile != Profile::Ns2 && self.header_bytes() >= self.packet_bytes {
-            return Err(format!(
-                "header_bytes ({}) must be smaller than packet_bytes ({})",
-                self.header_bytes(),
-                self.packet_bytes
-            ));
-        }
-        if self.feedback_bytes == 0 {
-            return Err("feedback_bytes must be positive".into());
-        }
-        for (name, v) in [("initial_rto", self.initial_rto()), ("t_mbi", self.t_mbi)] {
-            if v.ps() == 0 {
-                return Err(format!("{name} must be positive"));
-            }
-        }
-        if let Some(q) = self.quick_start_bps {
-            if !(q.is_finite() && q >= 40_000.0) {
-                return Err(format!(
-                    "quick_start_bps must be at least 40000 (RFC 4782's lowest rate), got {q}"
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// The segment size s the equation and the initial rates use.
     pub fn s_equation(&self) -> f64 {
         if self.small_packets {
@@ -232,6 +198,43 @@ impl TfrcConfig {
     }
 }
 
+impl Check for TfrcConfig {
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.packet_bytes == 0 {
+            return Err("packet_bytes must be positive".into());
+        }
+        if self.wire_bytes() > 65_535 {
+            return Err(ConfigError::new(format!(
+                "a packet must fit an IP datagram (65535 B), got {} B on the wire",
+                self.wire_bytes()
+            )));
+        }
+        if self.profile != Profile::Ns2 && self.header_bytes() >= self.packet_bytes {
+            return Err(ConfigError::new(format!(
+                "header_bytes ({}) must be smaller than packet_bytes ({})",
+                self.header_bytes(),
+                self.packet_bytes
+            )));
+        }
+        if self.feedback_bytes == 0 {
+            return Err("feedback_bytes must be positive".into());
+        }
+        for (name, v) in [("initial_rto", self.initial_rto()), ("t_mbi", self.t_mbi)] {
+            if v.ps() == 0 {
+                return Err(ConfigError::new(format!("{name} must be positive")));
+            }
+        }
+        if let Some(q) = self.quick_start_bps {
+            if !(q.is_finite() && q >= 40_000.0) {
+                return Err(ConfigError::new(format!(
+                    "quick_start_bps must be at least 40000 (RFC 4782's lowest rate), got {q}"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +245,7 @@ mod tests {
         assert!(TfrcConfig::new(70_000)
             .check()
             .unwrap_err()
+            .to_string()
             .contains("datagram"));
         // ns-2's headers ride on top: 65 520 + 32 does not fit.
         let ns2 = TfrcConfig {
