@@ -344,17 +344,23 @@ impl World {
         n
     }
 
-    /// Series the components have only at the end of the run (a class's
-    /// start-up profile), after the probes': (name, x, values).
-    pub fn end_series(&self) -> Vec<Series> {
-        let in_flight = self.in_flight_per_flow();
-        let view = View {
+    /// What a component may read of the world (summaries, probes), with
+    /// each flow's PDUs `in_flight` (empty where none is needed).
+    fn view<'a>(&'a self, in_flight: &'a [u64]) -> View<'a> {
+        View {
             now: self.now,
             net: &self.net,
             comps: &self.reg.comps,
             flows: &self.flows,
-            in_flight: &in_flight,
-        };
+            in_flight,
+        }
+    }
+
+    /// Series the components have only at the end of the run (a class's
+    /// start-up profile), after the probes': (name, x, values).
+    pub fn end_series(&self) -> Vec<Series> {
+        let in_flight = self.in_flight_per_flow();
+        let view = self.view(&in_flight);
         self.reg
             .comps
             .iter()

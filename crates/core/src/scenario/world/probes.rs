@@ -5,7 +5,6 @@
 //! against.
 
 use super::build::{at, Builder, Names};
-use super::component::View;
 use super::emulated::EmulatedHost;
 use super::links;
 use super::ports::PortKind;
@@ -117,13 +116,7 @@ pub fn measure(w: &mut World, k: usize, dt: f64) -> f64 {
             v
         }
         Target::Component(c) => {
-            let view = View {
-                now: w.now,
-                net: &w.net,
-                comps: &w.reg.comps,
-                flows: &w.flows,
-                in_flight: &[],
-            };
+            let view = w.view(&[]);
             w.reg.comps[c as usize]
                 .model()
                 .sample(metric, &mut mem, dt, &view)

@@ -3,7 +3,6 @@
 //! flight), then the keys of every link and component from the file of its
 //! kind (`scenario::summary` has the format).
 
-use super::component::View;
 use super::{links, World};
 use crate::scenario::summary::{num, put, Summary};
 
@@ -29,13 +28,7 @@ fn summarise(w: &World) -> Summary {
     links::summarise(w, &mut s);
     let in_flight = w.in_flight_per_flow();
     conservation(w, &in_flight, &mut s);
-    let view = View {
-        now: w.now,
-        net: &w.net,
-        comps: &w.reg.comps,
-        flows: &w.flows,
-        in_flight: &in_flight,
-    };
+    let view = w.view(&in_flight);
     for c in &w.reg.comps {
         c.model().summarise(&mut s, &view);
     }
