@@ -52,5 +52,9 @@ def frame_timing(frame_json: str) -> str:
 def parse_description(description_json: str) -> None:
     """Reads a description as a run would, without building anything."""
 
+def check_description(description_json: str) -> None:
+    """Every entry's own checks in the core, without building anything; a
+    ValueError with `path` and `reason` for the first refusal."""
+
 def panic_for_test(message: str) -> None:
     """Panics with `message` (tests of the internal-error report)."""

@@ -165,12 +165,17 @@ impl Emulation {
 /// Probe series: (name, times bytes, values bytes).
 type SeriesBytes<'py> = Vec<(String, Bound<'py, PyBytes>, Bound<'py, PyBytes>)>;
 
-/// A ValueError for a description the core refuses, its message the
-/// refusal's text and its `path` attribute the key path ("" when the
-/// refusal names none), so the scenario layer can report it by its place.
+/// A ValueError for a description the core refuses: its message the
+/// refusal's text, its `path` attribute the key path ("" when the refusal
+/// names none) and its `reason` the words alone, so the scenario layer
+/// reports it by its place as it reports its own refusals.
 fn refused(py: Python<'_>, e: ConfigError) -> PyErr {
     let err = PyValueError::new_err(e.to_string());
-    if let Err(failed) = err.value(py).setattr("path", e.path) {
+    let value = err.value(py);
+    if let Err(failed) = value
+        .setattr("path", e.path)
+        .and_then(|()| value.setattr("reason", e.msg))
+    {
         return failed;
     }
     err
@@ -259,6 +264,16 @@ fn parse_description(description_json: &str) -> PyResult<()> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Every entry's own checks on a normalised description, without building
+/// anything (`impl Check for Description`): the scenario layer's last
+/// validation step, so a rule the core enforces is written only there.
+/// A ValueError with `path` and `reason` for the first refusal.
+#[pyfunction]
+fn check_description(py: Python<'_>, description_json: &str) -> PyResult<()> {
+    let d = Description::from_json(description_json).map_err(|e| refused(py, e))?;
+    d.check().map_err(|e| refused(py, e))
+}
+
 /// Panics with `message`: how the tests check that a panic in the core
 /// reaches the user as a one-line internal error, exit 1.
 #[pyfunction]
@@ -272,6 +287,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_class::<Emulation>()?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(check_description, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(skyplex_frame, m)?)?;

@@ -69,16 +69,6 @@ class Erica(_Table):
     bidirectional_counting: Bool = False
 
 
-def check_erica(checks: Checks, path: tuple, erica: Erica) -> None:
-    """The two load-factor averagings are alternatives (as in the dissertation)."""
-    if erica.z_alpha < 1 and erica.rate_alpha < 1:
-        checks.refuse(
-            (*path, "rate_alpha"),
-            "z_alpha and rate_alpha are alternative averagings of the load factor: "
-            f"give at most one of them below 1, got {erica.z_alpha:g} and {erica.rate_alpha:g}",
-        )
-
-
 class Abr(_Table):
     """ABR VCs under a TCP connection, [tcp.NAME.abr] (TM 4.0 section 5.10).
 

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from satcc.units import format_limit, format_rate, format_time, parse_limit, parse_time
 
-from .atm import Erica, check_erica
+from .atm import Erica
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
 from .dvb_rcs import check_uplink_capacity
 from .routing import walk
@@ -277,8 +277,6 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
             (*path, "erica"),
             "ERICA+ needs a constant-rate link (give rate, or a constant capacity)",
         )
-    if link.erica is not None:
-        check_erica(checks, (*path, "erica"), link.erica)
     if link.erica is not None and link.explicit_rate is not None:
         checks.refuse(
             (*path, "explicit_rate"), "a link's input port runs erica or explicit_rate, not both"

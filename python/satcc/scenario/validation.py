@@ -12,12 +12,14 @@ its part of the description.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationError, create_model
 
+from satcc import _core
 from satcc.seeds import as_seed
 from satcc.units import describe_value
 
@@ -210,4 +212,17 @@ def validate(
     chosen_seed = doc.run.seed if seed is None else _check_seed(seed, source)
     name = doc.run.name or default_name
     resolved = Resolved(name, chosen_seed, routes, checks.entries("links"))
-    return _description(checks, resolved)
+    desc = _description(checks, resolved)
+    _check_in_core(source, desc)
+    return desc
+
+
+def _check_in_core(source: str, desc: dict) -> None:
+    """The core's own checks of every entry (its configs' `Check`), refused
+    by key like the sections' own: a rule the core enforces is written
+    there only, not again here."""
+    try:
+        _core.check_description(json.dumps(desc, allow_nan=False))
+    except ValueError as exc:
+        path, reason = getattr(exc, "path", ""), getattr(exc, "reason", str(exc))
+        raise ScenarioError(source, path, reason) from None

@@ -160,8 +160,11 @@ impl Check for EricaConfig {
         if self.z_alpha < 1.0 && self.rate_alpha < 1.0 {
             return Err(ConfigError::at(
                 "rate_alpha",
-                "z_alpha and rate_alpha are alternative averagings: \
-                 at most one of them may be below 1",
+                format!(
+                    "z_alpha and rate_alpha are alternative averagings of the load factor: \
+                     give at most one of them below 1, got {} and {}",
+                    self.z_alpha, self.rate_alpha
+                ),
             ));
         }
         if !(self.link_cells_per_s > 0.0 && self.link_cells_per_s.is_finite()) {

@@ -10,7 +10,7 @@
 //! Flow sizes are constant, exponential, or Pareto with shape α > 1 and
 //! the given mean (heavy-tailed sizes, as measured for web transfers).
 
-use super::build::{at, checked, direct, Builder};
+use super::build::{at, direct, Builder};
 use super::component::{Component, Ctx, Model, Spawn, View};
 use super::flow_pool::FlowPool;
 use super::tcp::TcpConn;
@@ -275,7 +275,6 @@ impl Builder<'_> {
         let mut ids = Vec::new();
         for a in &self.d.arrivals {
             let at = at("arrivals", &a.name);
-            checked(a.check(), &at)?;
             let nodes = self.ends(&a.src_node, &a.dst_node, &at)?;
             let rng = RngStream::new(self.d.seed, &at);
             let class = FlowArrivals::new(a, nodes, rng);

@@ -9,7 +9,7 @@
 use super::component::Component;
 use super::registry::Registry;
 use super::{Counts, Net, Sampler, Scratch, StopCondition, World};
-use crate::engine::{ConfigError, Duration, Scheduler, Time};
+use crate::engine::{Check, ConfigError, Duration, Scheduler, Time};
 use crate::net::{Iface, Port};
 use crate::scenario::description::{Description, StopWhen};
 use crate::scenario::BuildError;
@@ -109,6 +109,7 @@ impl World {
                 "duration and sample interval must be positive",
             ));
         }
+        d.check()?;
         let mut b = Builder {
             w: World::empty(d),
             d,

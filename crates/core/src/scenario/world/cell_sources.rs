@@ -10,7 +10,7 @@
 //! peak-rate controller and leaky bucket (`police_at`). The group's
 //! figures are `cell_sources.NAME.*`, written by its first source.
 
-use super::build::{at, checked, Builder, Names};
+use super::build::{at, Builder, Names};
 use super::component::{Component, Ctx, Model, View};
 use super::ports;
 use crate::apps::file_transfer::{FileTransfer, FileTransferConfig};
@@ -417,7 +417,6 @@ impl Builder<'_> {
         let links = Names::of(self.d.links.iter().map(|l| l.name.as_str()));
         for (g, d) in self.d.cell_sources.iter().enumerate() {
             let here = at("cell_sources", &d.name);
-            checked(d.check(), &here)?;
             let nodes = self.ends(&d.src_node, &d.dst_node, &here)?;
             let police = match &d.police_at {
                 Some(name) => Some(links.find("link", name, &here)?),

@@ -11,12 +11,12 @@
 //! of the fabric: its one timer wakes it at each boundary and when a TBTP
 //! is heard, and it acts on its uplinks through `Ctx::net`.
 
-use super::build::{at, checked, Builder, Names};
+use super::build::{at, Builder, Names};
 use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
 use super::registry::Owner;
 use super::Net;
-use crate::engine::{Check, Duration, RngStream, Time};
+use crate::engine::{Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
 use crate::net::Pdu;
 use crate::satmac::qs_agent::QsPort;
@@ -222,12 +222,7 @@ impl Builder<'_> {
         let (mut claimed, mut ids) = (vec![], vec![]);
         for d in &self.d.dvb_rcs {
             let here = at("dvb_rcs", &d.name);
-            checked(d.frame.check(), &here)?;
             let slots = d.frame.slots_per_multiframe();
-            checked(
-                d.dama.check(d.terminals.len(), slots),
-                &format!("{here}.dama"),
-            )?;
             let cra: Vec<f64> = d.terminals.iter().map(|t| t.request.cra_bps).collect();
             let ncc = Ncc::new(d.frame.clone(), d.dama.clone(), d.terminals.len()).with_cra(&cra);
             if ncc.initial_slots() > slots {
@@ -244,7 +239,6 @@ impl Builder<'_> {
             let mut terminals = vec![];
             for (t, run) in d.terminals.iter().zip(&first) {
                 let tat = format!("{here}.terminals.{}", t.name);
-                checked(t.request.check(), &tat)?;
                 let l = links.find("link", &t.uplink, &tat)?;
                 let want = d.uplink_capacity(run.start, run.count);
                 match &self.d.links[l as usize].capacity {
@@ -266,7 +260,6 @@ impl Builder<'_> {
                     }
                 }
                 if let Some(qs) = &t.quick_start {
-                    checked(qs.check(&d.frame), &format!("{tat}.quick_start"))?;
                     if self.w.net.ports[l as usize].is_some() {
                         return Err(BuildError::at(
                             &tat,

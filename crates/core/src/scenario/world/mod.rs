@@ -19,6 +19,7 @@ pub mod arrivals;
 pub mod atm;
 mod build;
 pub mod cell_sources;
+mod check;
 pub mod component;
 pub mod driver;
 pub mod dvb_rcs;

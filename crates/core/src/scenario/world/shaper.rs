@@ -4,7 +4,7 @@
 //! takes the host's packets and the feedback; its timer is the next
 //! departure; its keys go under its connection's (`tcp.NAME.rate_control.`).
 
-use super::build::{checked, Builder};
+use super::build::Builder;
 use super::component::{Component, Ctx, Model, View};
 use super::ports::PortKind;
 use crate::engine::{Check, ConfigError, Duration, Time};
@@ -152,7 +152,6 @@ impl Builder<'_> {
         prefix: String,
     ) -> Result<(u32, Iface), BuildError> {
         let at = format!("{at}.rate_control");
-        checked(rc.check(), &at)?;
         let Some(l) = self.d.links.iter().position(|l| l.name == rc.link) else {
             return Err(BuildError::at(&at, format!("no link named {:?}", rc.link)));
         };

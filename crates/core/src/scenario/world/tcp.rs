@@ -5,7 +5,7 @@
 //! of its own: the class keeps its figures and releases it when it ends.
 
 use super::atm::{AbrDesc, UbrDesc, VcEndpoints, VcPair};
-use super::build::{at, checked, direct, Builder};
+use super::build::{at, direct, Builder};
 use super::component::{Component, Ctx, Model, View};
 use super::netpipe;
 use super::probes::ProbeMemory;
@@ -293,13 +293,11 @@ impl Builder<'_> {
         let mut shapers = Vec::new();
         for t in &self.d.tcp {
             let at = at("tcp", &t.name);
-            checked(t.check(), &at)?;
             let nodes = self.ends(&t.src_node, &t.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let prefix = Some(format!("tcp.{}.", t.name));
             let (vcs, ifaces) = match (&t.abr, &t.ubr) {
                 (Some(a), _) => {
-                    checked(a.config.check(), &format!("{at}.abr"))?;
                     let ends = VcEndpoints::hosts(nodes, flow);
                     let (id, ifaces) = self.vc_pair(ends, Some(&a.config), a.encapsulation, prefix);
                     (Some(id), ifaces)

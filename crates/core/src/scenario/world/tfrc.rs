@@ -10,7 +10,7 @@
 //! has arrived and been reported on (or `linger` after its last packet,
 //! when something was lost on the way); the class keeps its figures.
 
-use super::build::{at, checked, direct, Builder};
+use super::build::{at, direct, Builder};
 use super::component::{Component, Ctx, Model, Series, View};
 use super::probes::ProbeMemory;
 use crate::apps::dejitter::Dejitter;
@@ -376,7 +376,6 @@ impl Builder<'_> {
         let mut ids = Vec::new();
         for d in &self.d.tfrc {
             let at = at("tfrc", &d.name);
-            checked(d.check(), &at)?;
             let nodes = self.ends(&d.src_node, &d.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let f = TfrcFlow::new(d, nodes, flow, direct(nodes));

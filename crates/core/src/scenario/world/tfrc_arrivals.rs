@@ -12,7 +12,7 @@
 //! (Fig. 8). Summary keys `tfrc_arrivals.NAME.*`; the profile and the
 //! window's distribution are end-of-run series.
 
-use super::build::{at, checked, direct, Builder};
+use super::build::{at, direct, Builder};
 use super::component::{Component, Ctx, Model, Series, Spawn, View};
 use super::flow_pool::FlowPool;
 use super::tfrc::{TfrcDesc, TfrcFlow};
@@ -398,7 +398,6 @@ impl Builder<'_> {
         let mut ids = Vec::new();
         for a in &self.d.tfrc_arrivals {
             let at = at("tfrc_arrivals", &a.name);
-            checked(a.check(), &at)?;
             let hosts = a
                 .hosts
                 .iter()

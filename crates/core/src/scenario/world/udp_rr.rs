@@ -4,10 +4,10 @@
 //! (`udp_rr.NAME.*`).
 
 use super::atm::UbrDesc;
-use super::build::{at, checked, direct, Builder};
+use super::build::{at, direct, Builder};
 use super::component::{Component, Ctx, Model, View};
 use crate::apps::udp_rr::{UdpEnds, UdpRr, UdpRrConfig, UDP_IP_HEADER};
-use crate::engine::{Check, Time};
+use crate::engine::Time;
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, put, Summary};
 use crate::scenario::BuildError;
@@ -109,7 +109,6 @@ impl Builder<'_> {
         let mut ids = Vec::new();
         for u in &self.d.udp_rr {
             let at = at("udp_rr", &u.name);
-            checked(u.config.check(), &at)?;
             let nodes = self.ends(&u.src_node, &u.dst_node, &at)?;
             let flow = self.w.new_flows(2);
             let ifaces = match &u.ubr {
