@@ -11,6 +11,15 @@
 //! return link's frames, capacity requests and demand assignment) sit
 //! beside `transport`.
 
+//!
+//! The API is what the binding, the emulator, the benchmarks and the
+//! integration tests use: the description types and their model configs,
+//! `World` and its driver, the summary format. Everything else is
+//! `pub(crate)`, and `unreachable_pub` keeps a `pub` from appearing where
+//! nothing outside the crate can reach it.
+
+#![warn(unreachable_pub)]
+
 pub mod apps;
 pub mod atm;
 pub mod engine;

@@ -40,7 +40,7 @@ fn packet(to: satcc_core::net::AgentAddr, flow: u32, seq: u64, now: Time) -> Pdu
 #[test]
 fn an_injected_pdu_leaves_at_the_modelled_time() {
     let mut w = path();
-    let exit = w.add_exit(1);
+    let exit = w.add_exit();
     let flow = w.add_flow();
     w.inject(0, packet(exit, flow, 0, w.now));
     w.inject(0, packet(exit, flow, 1, w.now));
@@ -75,7 +75,7 @@ fn an_injected_pdu_leaves_at_the_modelled_time() {
 #[test]
 fn an_idle_driven_world_waits_for_the_next_injection() {
     let mut w = path();
-    let exit = w.add_exit(1);
+    let exit = w.add_exit();
     let flow = w.add_flow();
     w.run_until(Time(50 * MS));
     assert!(!w.finished(), "nothing scheduled does not end a driven run");

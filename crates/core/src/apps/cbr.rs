@@ -9,7 +9,7 @@ use crate::engine::Time;
 use crate::net::Pdu;
 
 pub struct Cbr {
-    pub emitter: Emitter,
+    pub(crate) emitter: Emitter,
     bytes: u32,
     interval_ps: f64,
     k: u64,

@@ -13,21 +13,21 @@ use crate::engine::stats::Histogram;
 use crate::engine::{Duration, Time};
 
 #[derive(Clone, Debug)]
-pub struct Dejitter {
+pub(crate) struct Dejitter {
     tolerable: Option<Duration>,
     /// E2ED of the first packet, which fixes the play-out point.
     first_e2ed: Option<Duration>,
     pub packets: u64,
     pub late: u64,
-    pub e2ed: Histogram,
-    pub owd: Histogram,
-    pub last_e2ed_s: f64,
-    pub last_owd_s: f64,
+    pub(crate) e2ed: Histogram,
+    pub(crate) owd: Histogram,
+    pub(crate) last_e2ed_s: f64,
+    pub(crate) last_owd_s: f64,
 }
 
 impl Dejitter {
     /// `tolerable`: None keeps every packet (measurement only).
-    pub fn new(tolerable: Option<Duration>) -> Dejitter {
+    pub(crate) fn new(tolerable: Option<Duration>) -> Dejitter {
         Dejitter {
             tolerable,
             first_e2ed: None,
@@ -42,7 +42,7 @@ impl Dejitter {
 
     /// A packet generated at `generated` and sent at `sent` arrived at
     /// `now`: its E2ED, and whether it is in time to play.
-    pub fn on_packet(&mut self, now: Time, generated: Time, sent: Time) -> (Duration, bool) {
+    pub(crate) fn on_packet(&mut self, now: Time, generated: Time, sent: Time) -> (Duration, bool) {
         let e2ed = now.since(generated);
         let owd = now.since(sent);
         self.packets += 1;

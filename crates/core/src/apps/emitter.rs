@@ -13,7 +13,7 @@ pub enum SizeDist {
 }
 
 impl SizeDist {
-    pub fn mean_bytes(self) -> f64 {
+    pub(crate) fn mean_bytes(self) -> f64 {
         match self {
             SizeDist::Constant(b) => b as f64,
             SizeDist::Exponential(m) => m,
@@ -40,11 +40,11 @@ pub struct Emitter {
     /// No emission at or after this time.
     pub stop: Time,
     pub sent_packets: u64,
-    pub sent_bytes: u64,
+    pub(crate) sent_bytes: u64,
 }
 
 impl Emitter {
-    pub fn active(&self, t: Time) -> bool {
+    pub(crate) fn active(&self, t: Time) -> bool {
         t >= self.start && t < self.stop
     }
 
@@ -72,7 +72,7 @@ impl Emitter {
     /// Flow 0 from node 0 to agent 0 at node 1, active in [start, stop):
     /// the emitter the sources' unit tests drive.
     #[cfg(test)]
-    pub fn for_test(start: Time, stop: Time) -> Emitter {
+    pub(crate) fn for_test(start: Time, stop: Time) -> Emitter {
         Emitter {
             flow: 0,
             src_node: 0,

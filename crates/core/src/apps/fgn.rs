@@ -73,7 +73,7 @@ fn b3_corrected(lambda: f64, hurst: f64) -> f64 {
 
 /// Spectral density f(λ; H) of unit-variance fGn for 0 < λ ≤ π, with the
 /// aliasing sum approximated by B3'' (f ≡ 1 for H = 1/2: white noise).
-pub fn fgn_spectrum(lambda: f64, hurst: f64) -> f64 {
+pub(crate) fn fgn_spectrum(lambda: f64, hurst: f64) -> f64 {
     let a = 2.0 * (PI * hurst).sin() * gamma(2.0 * hurst + 1.0) * (1.0 - lambda.cos());
     a * (lambda.powf(-2.0 * hurst - 1.0) + b3_corrected(lambda, hurst))
 }

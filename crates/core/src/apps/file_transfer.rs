@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileTransferConfig {
-    pub file_bytes: u64,
+    pub(crate) file_bytes: u64,
     /// The nominal rate, bits/s of cell payload.
-    pub nominal_bps: f64,
+    pub(crate) nominal_bps: f64,
     /// Mean time between two files' starts.
     #[serde(rename = "interval_ps")]
     pub interval: Duration,
@@ -32,7 +32,7 @@ impl FileTransferConfig {
     }
 
     /// Cells of one file: its bytes in 48-byte payloads.
-    pub fn cells_per_file(&self) -> u64 {
+    pub(crate) fn cells_per_file(&self) -> u64 {
         self.file_bytes.div_ceil(u64::from(CELL_PAYLOAD))
     }
 }
@@ -50,7 +50,7 @@ impl Check for FileTransferConfig {
 }
 
 #[derive(Clone, Debug)]
-pub struct FileTransfer {
+pub(crate) struct FileTransfer {
     cfg: FileTransferConfig,
     /// The file under way: when it started and the cells still to send.
     current: Option<(Time, u64)>,
@@ -60,7 +60,7 @@ pub struct FileTransfer {
 }
 
 impl FileTransfer {
-    pub fn new(cfg: FileTransferConfig, now: Time, rng: &mut RngStream) -> FileTransfer {
+    pub(crate) fn new(cfg: FileTransferConfig, now: Time, rng: &mut RngStream) -> FileTransfer {
         let busy = rng.bernoulli(0.5);
         let mut f = FileTransfer {
             next_start: now + draw(rng, cfg.interval),
@@ -80,12 +80,12 @@ impl FileTransfer {
         self.started += 1;
     }
 
-    pub fn busy(&self) -> bool {
+    pub(crate) fn busy(&self) -> bool {
         self.current.is_some()
     }
 
     /// The nominal rate now: while a file is under way.
-    pub fn rate_bps(&self) -> f64 {
+    pub(crate) fn rate_bps(&self) -> f64 {
         if self.busy() {
             self.cfg.nominal_bps
         } else {
@@ -93,12 +93,12 @@ impl FileTransfer {
         }
     }
 
-    pub fn next_change(&self) -> Time {
+    pub(crate) fn next_change(&self) -> Time {
         self.next_start
     }
 
     /// The start timer, if due: true when a file began.
-    pub fn advance(&mut self, now: Time, rng: &mut RngStream) -> bool {
+    pub(crate) fn advance(&mut self, now: Time, rng: &mut RngStream) -> bool {
         let mut began = false;
         while self.next_start <= now {
             let at = self.next_start;
@@ -112,7 +112,7 @@ impl FileTransfer {
     }
 
     /// A cell of the file went: the time the file took, if it was the last.
-    pub fn on_cell(&mut self, now: Time) -> Option<Duration> {
+    pub(crate) fn on_cell(&mut self, now: Time) -> Option<Duration> {
         let (start, left) = self.current.as_mut()?;
         *left -= 1;
         if *left > 0 {

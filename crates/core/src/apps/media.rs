@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The highest media rate, bits/s (as the scenario format's rate cap).
-pub const MAX_RATE_BPS: f64 = 1e12;
+pub(crate) const MAX_RATE_BPS: f64 = 1e12;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,7 +57,7 @@ impl Check for MediaConfig {
 }
 
 #[derive(Clone, Debug)]
-pub struct MediaSource {
+pub(crate) struct MediaSource {
     interval: Duration,
     capacity: usize,
     next: Time,
@@ -66,18 +66,18 @@ pub struct MediaSource {
     buffer: VecDeque<Time>,
     pub generated: u64,
     pub overflow: u64,
-    pub buffer_max: usize,
+    pub(crate) buffer_max: usize,
     /// The same counts for the packets generated before `window_end` (a
     /// flow's first seconds, where slow start makes its losses).
     window_end: Time,
-    pub window_generated: u64,
-    pub window_overflow: u64,
+    pub(crate) window_generated: u64,
+    pub(crate) window_overflow: u64,
 }
 
 impl MediaSource {
     /// An encoder of `packet_bytes` packets starting at `start` (at least a
     /// picosecond between packets, so that it always lets time move on).
-    pub fn new(cfg: &MediaConfig, packet_bytes: u32, start: Time) -> MediaSource {
+    pub(crate) fn new(cfg: &MediaConfig, packet_bytes: u32, start: Time) -> MediaSource {
         let interval = Duration::from_secs_f64(f64::from(packet_bytes) * 8.0 / cfg.rate_bps);
         let interval = Duration(interval.ps().max(1));
         MediaSource {
@@ -96,13 +96,13 @@ impl MediaSource {
     }
 
     /// Counts the packets generated in the first `window` apart.
-    pub fn with_window(mut self, start: Time, window: Duration) -> MediaSource {
+    pub(crate) fn with_window(mut self, start: Time, window: Duration) -> MediaSource {
         self.window_end = start + window;
         self
     }
 
     /// When the next packet is generated (`Time::NEVER` once stopped).
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.next < self.stop {
             self.next
         } else {
@@ -111,7 +111,7 @@ impl MediaSource {
     }
 
     /// Generates every packet due by `now`.
-    pub fn generate(&mut self, now: Time) {
+    pub(crate) fn generate(&mut self, now: Time) {
         while self.next <= now && self.next < self.stop {
             let early = self.next < self.window_end;
             self.generated += 1;
@@ -128,16 +128,16 @@ impl MediaSource {
     }
 
     /// The oldest waiting packet's generation time, taken for sending.
-    pub fn take(&mut self) -> Option<Time> {
+    pub(crate) fn take(&mut self) -> Option<Time> {
         self.buffer.pop_front()
     }
 
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.buffer.len()
     }
 
     /// The encoder has stopped and the buffer is empty.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.poll_at() == Time::NEVER && self.buffer.is_empty()
     }
 }

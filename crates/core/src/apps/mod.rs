@@ -3,21 +3,21 @@
 //! file-transfer sources and their rate policy), the measuring sink and the
 //! de-jitter point.
 
-pub mod cbr;
-pub mod dejitter;
-pub mod emitter;
+pub(crate) mod cbr;
+pub(crate) mod dejitter;
+pub(crate) mod emitter;
 pub mod fgn;
 pub mod file_transfer;
 pub mod media;
-pub mod mpeg2;
-pub mod netpipe;
-pub mod onoff;
-pub mod poisson;
+pub(crate) mod mpeg2;
+pub(crate) mod netpipe;
+pub(crate) mod onoff;
+pub(crate) mod poisson;
 pub mod rate_policy;
 pub mod session_source;
-pub mod sink;
-pub mod tcp_app;
-pub mod udp_rr;
+pub(crate) mod sink;
+pub(crate) mod tcp_app;
+pub(crate) mod udp_rr;
 
 pub use emitter::{Emitter, SizeDist};
 pub use sink::{FlowRecord, Sink};
@@ -53,7 +53,7 @@ impl Source {
         }
     }
 
-    pub fn emitter(&self) -> &Emitter {
+    pub(crate) fn emitter(&self) -> &Emitter {
         match self {
             Source::Cbr(s) => &s.emitter,
             Source::Poisson(s) => &s.emitter,

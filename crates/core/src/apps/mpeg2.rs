@@ -33,25 +33,25 @@ const SETTLE_INTERVALS: u32 = 4096;
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Mpeg2Config {
     /// Mean of the fGn rate process before skipping.
-    pub mean_bps: f64,
+    pub(crate) mean_bps: f64,
     /// Its standard deviation.
-    pub std_bps: f64,
+    pub(crate) std_bps: f64,
     /// Hurst parameter, 0.5 ≤ H < 1 (paper 0.8).
     pub hurst: f64,
     /// Rates above are skipped (paper 15 Mb/s).
-    pub peak_bps: f64,
+    pub(crate) peak_bps: f64,
     /// Shortest inter-MPCR interval (paper 20 ms).
-    pub mpcr_min: Duration,
+    pub(crate) mpcr_min: Duration,
     /// Longest inter-MPCR interval (paper 100 ms).
-    pub mpcr_max: Duration,
+    pub(crate) mpcr_max: Duration,
     /// Cell size in bytes, all of it counted in the rate (53 for ATM).
-    pub cell_bytes: u32,
+    pub(crate) cell_bytes: u32,
     /// fGn values generated at a time (at least 2; a power of two is fastest).
     pub block: usize,
 }
 
 pub struct Mpeg2 {
-    pub emitter: Emitter,
+    pub(crate) emitter: Emitter,
     cfg: Mpeg2Config,
     rng: RngStream,
     fgn: Vec<f64>,
@@ -143,7 +143,8 @@ impl Mpeg2 {
     }
 
     /// Rate of the current MPCR interval.
-    pub fn current_rate_bps(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn current_rate_bps(&self) -> f64 {
         self.rate_bps
     }
 
@@ -153,7 +154,8 @@ impl Mpeg2 {
     }
 
     /// fGn values skipped for being outside [0, peak].
-    pub fn skipped(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn skipped(&self) -> u64 {
         self.skipped
     }
 

@@ -43,7 +43,7 @@ pub enum Report {
 /// How many exchanges a trial has at the next size (`app.repetition_rule`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RepetitionRule {
+pub(crate) enum RepetitionRule {
     /// ceil(trial_time / previous reported transfer time).
     #[default]
     Ceil,
@@ -59,41 +59,41 @@ pub enum RepetitionRule {
 pub struct NetPipeConfig {
     /// Block sizes in bytes, in the order tested.
     #[serde(rename = "sizes_bytes")]
-    pub sizes: Vec<u64>,
+    pub(crate) sizes: Vec<u64>,
     /// For each size, the base size c of NetPIPE's group c − p, c, c + p:
     /// the stop time is checked once a group is done. Without it each size
     /// is its own group.
     #[serde(rename = "bases_bytes", default)]
-    pub bases: Option<Vec<u64>>,
+    pub(crate) bases: Option<Vec<u64>>,
     /// For each size, NetPIPE's increment of the base size when it is
     /// tested (`RepetitionRule::Netpipe`). Without it, 1.
     #[serde(rename = "increments_bytes", default)]
-    pub increments: Option<Vec<u64>>,
+    pub(crate) increments: Option<Vec<u64>>,
     /// Untimed exchanges at the start of each size.
-    pub warmup: u64,
+    pub(crate) warmup: u64,
     /// Timed trials per size (NetPIPE 2.x: TRIALS = 7).
     #[serde(default = "one")]
-    pub trials: u64,
+    pub(crate) trials: u64,
     #[serde(default)]
     pub report: Report,
     #[serde(default)]
-    pub repetition_rule: RepetitionRule,
+    pub(crate) repetition_rule: RepetitionRule,
     /// Untimed 1-byte exchanges before the first size, whose mean one-way
     /// time is the "previous" time for the first size's repetitions
     /// (NetPIPE 2.x: LATENCYREPS = 100). With none, the first size has
     /// `min_repetitions`.
     #[serde(default)]
-    pub latency_repetitions: u64,
+    pub(crate) latency_repetitions: u64,
     /// Target duration of a trial's exchanges (NetPIPE's RUNTM).
     #[serde(rename = "trial_time_ps")]
-    pub trial_time: Duration,
+    pub(crate) trial_time: Duration,
     /// Exchanges per trial are kept within [min, max] (NetPIPE 2.x: at
     /// least TRIALS, no upper bound).
-    pub min_repetitions: u64,
-    pub max_repetitions: u64,
+    pub(crate) min_repetitions: u64,
+    pub(crate) max_repetitions: u64,
     /// Stop after the first base size whose reported time exceeds this.
     #[serde(rename = "stop_time_ps", default)]
-    pub stop_time: Option<Duration>,
+    pub(crate) stop_time: Option<Duration>,
 }
 
 fn one() -> u64 {
@@ -118,7 +118,7 @@ impl NetPipeConfig {
 
     /// Exchanges per trial at the `i`th block, after a block of `prev`
     /// bytes whose reported transfer time was `tlast` seconds.
-    pub fn repetitions(&self, i: usize, prev: u64, tlast: f64) -> u64 {
+    pub(crate) fn repetitions(&self, i: usize, prev: u64, tlast: f64) -> u64 {
         let wanted = match self.repetition_rule {
             RepetitionRule::Ceil => (self.trial_time.as_secs_f64() / tlast).ceil(),
             RepetitionRule::Netpipe => netpipe_repetitions(
@@ -164,7 +164,7 @@ impl Check for NetPipeConfig {
 /// one scaled by b / (b − inc + 1), truncated. 0 when b − inc + 1 is not
 /// positive (NetPIPE then takes its minimum, TRIALS), infinite when the
 /// estimate is 0.
-pub fn netpipe_repetitions(trial_time_s: f64, tlast_s: f64, prev: u64, inc: u64) -> f64 {
+pub(crate) fn netpipe_repetitions(trial_time_s: f64, tlast_s: f64, prev: u64, inc: u64) -> f64 {
     let denominator = prev as f64 - inc as f64 + 1.0;
     if denominator <= 0.0 {
         return 0.0;
@@ -178,23 +178,23 @@ pub fn netpipe_repetitions(trial_time_s: f64, tlast_s: f64, prev: u64, inc: u64)
 
 /// The exchanges timed at one block size, grouped into trials.
 #[derive(Clone, Debug)]
-pub struct BlockResult {
+pub(crate) struct BlockResult {
     pub bytes: u64,
     pub report: Report,
     /// Exchanges per trial (NetPIPE's nrepeat).
-    pub repetitions: u64,
+    pub(crate) repetitions: u64,
     /// Round-trip time of every timed exchange, seconds.
-    pub round_trips: Summary,
+    pub(crate) round_trips: Summary,
     /// Mean transfer time (half the mean round trip) of each complete
     /// trial, seconds: NetPIPE's t = (trial time) / (2 nrepeat).
-    pub trials: Summary,
+    pub(crate) trials: Summary,
     /// The round trips of the trial in progress: their sum and count.
     trial_sum: f64,
     trial_exchanges: u64,
 }
 
 impl BlockResult {
-    pub fn new(bytes: u64, repetitions: u64, report: Report) -> BlockResult {
+    pub(crate) fn new(bytes: u64, repetitions: u64, report: Report) -> BlockResult {
         BlockResult {
             bytes,
             report,
@@ -209,7 +209,7 @@ impl BlockResult {
     /// One timed exchange of `round_trip_s` seconds; the trial ends with
     /// its `repetitions`th exchange. Exchanges run back to back, so a
     /// trial lasts the sum of its round trips.
-    pub fn record(&mut self, round_trip_s: f64) {
+    pub(crate) fn record(&mut self, round_trip_s: f64) {
         self.round_trips.add(round_trip_s);
         self.trial_sum += round_trip_s;
         self.trial_exchanges += 1;
@@ -222,7 +222,7 @@ impl BlockResult {
     }
 
     /// The reported transfer time, seconds; NaN before anything to report.
-    pub fn transfer_time_s(&self) -> f64 {
+    pub(crate) fn transfer_time_s(&self) -> f64 {
         match self.report {
             Report::Mean => self.exchange_mean_s(),
             Report::MinTrial if self.trials.tally.n > 0 => self.trials.tally.min,
@@ -231,7 +231,7 @@ impl BlockResult {
     }
 
     /// The reported variance of the transfer time, s².
-    pub fn transfer_time_var_s2(&self) -> f64 {
+    pub(crate) fn transfer_time_var_s2(&self) -> f64 {
         match self.report {
             Report::Mean => self.exchange_var_s2(),
             Report::MinTrial => self.trials.population_variance(),
@@ -239,13 +239,13 @@ impl BlockResult {
     }
 
     /// Mean transfer time over every timed exchange, seconds.
-    pub fn exchange_mean_s(&self) -> f64 {
+    pub(crate) fn exchange_mean_s(&self) -> f64 {
         self.round_trips.mean() / 2.0
     }
 
     /// Sample variance of the transfer time over every timed exchange (a
     /// quarter of the round trip's).
-    pub fn exchange_var_s2(&self) -> f64 {
+    pub(crate) fn exchange_var_s2(&self) -> f64 {
         self.round_trips.variance() / 4.0
     }
 }
@@ -260,7 +260,7 @@ enum Phase {
 }
 
 #[derive(Clone, Debug)]
-pub struct NetPipe {
+pub(crate) struct NetPipe {
     cfg: NetPipeConfig,
     phase: Phase,
     index: usize,
@@ -273,17 +273,17 @@ pub struct NetPipe {
     awaiting_response: bool,
     exchange_start: Time,
     /// Round trips of the latency test.
-    pub latency: Summary,
+    pub(crate) latency: Summary,
     pub results: Vec<BlockResult>,
-    pub finished_at: Option<Time>,
+    pub(crate) finished_at: Option<Time>,
     started: bool,
 }
 
 /// Bytes each side is to write next: (client, server).
-pub type Writes = (u64, u64);
+pub(crate) type Writes = (u64, u64);
 
 impl NetPipe {
-    pub fn new(cfg: NetPipeConfig) -> NetPipe {
+    pub(crate) fn new(cfg: NetPipeConfig) -> NetPipe {
         NetPipe {
             cfg,
             phase: Phase::Latency,
@@ -300,13 +300,13 @@ impl NetPipe {
         }
     }
 
-    pub fn config(&self) -> &NetPipeConfig {
+    pub(crate) fn config(&self) -> &NetPipeConfig {
         &self.cfg
     }
 
     /// NetPIPE's latency, half the mean round trip of the latency test
     /// (NaN without one).
-    pub fn latency_s(&self) -> f64 {
+    pub(crate) fn latency_s(&self) -> f64 {
         self.latency.mean() / 2.0
     }
 
@@ -327,7 +327,12 @@ impl NetPipe {
 
     /// Advances on what the two ends have delivered (cumulative bytes) and
     /// returns what each side must now write.
-    pub fn service(&mut self, now: Time, client_delivered: u64, server_delivered: u64) -> Writes {
+    pub(crate) fn service(
+        &mut self,
+        now: Time,
+        client_delivered: u64,
+        server_delivered: u64,
+    ) -> Writes {
         let mut writes = (0, 0);
         if self.finished_at.is_some() || self.cfg.sizes.is_empty() {
             return writes;

@@ -26,7 +26,7 @@ pub enum Periods {
 }
 
 pub struct OnOff {
-    pub emitter: Emitter,
+    pub(crate) emitter: Emitter,
     size: SizeDist,
     peak_bps: f64,
     on_mean: Duration,

@@ -7,7 +7,7 @@ use crate::engine::{Duration, RngStream, Time};
 use crate::net::Pdu;
 
 pub struct Poisson {
-    pub emitter: Emitter,
+    pub(crate) emitter: Emitter,
     size: SizeDist,
     mean_gap_ps: f64,
     next: Time,

@@ -30,22 +30,22 @@ pub struct RatePolicyConfig {
     #[serde(default = "yes")]
     pub adaptive: bool,
     #[serde(default = "slow_start_initial")]
-    pub slow_start_initial: f64,
+    pub(crate) slow_start_initial: f64,
     #[serde(default = "slow_start_step")]
-    pub slow_start_step: f64,
+    pub(crate) slow_start_step: f64,
     #[serde(default = "increase_step")]
-    pub increase_step: f64,
+    pub(crate) increase_step: f64,
     /// Fraction of the current rate a type-0 notification takes off.
     #[serde(default = "rate_cut")]
-    pub rate_cut: f64,
+    pub(crate) rate_cut: f64,
     /// Fraction of the current rate a type-2 notification takes off.
     #[serde(default = "discard_cut")]
-    pub discard_cut: f64,
+    pub(crate) discard_cut: f64,
     /// The least factor (0.5 voice and video, 0 data).
     pub floor: f64,
     /// The greatest factor (1 voice and video); none for data.
     #[serde(default)]
-    pub ceiling: Option<f64>,
+    pub(crate) ceiling: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -124,14 +124,14 @@ impl Check for RatePolicyConfig {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PolicyStats {
+pub(crate) struct PolicyStats {
     pub rate_notices: u64,
-    pub rate_notices_ignored: u64,
-    pub discard_notices: u64,
+    pub(crate) rate_notices_ignored: u64,
+    pub(crate) discard_notices: u64,
 }
 
 #[derive(Clone, Debug)]
-pub struct RatePolicy {
+pub(crate) struct RatePolicy {
     cfg: RatePolicyConfig,
     /// The rate as a fraction of nominal.
     factor: f64,
@@ -143,7 +143,7 @@ pub struct RatePolicy {
 }
 
 impl RatePolicy {
-    pub fn new(cfg: RatePolicyConfig) -> RatePolicy {
+    pub(crate) fn new(cfg: RatePolicyConfig) -> RatePolicy {
         RatePolicy {
             factor: 1.0,
             slow_start: false,
@@ -154,28 +154,28 @@ impl RatePolicy {
         }
     }
 
-    pub fn factor(&self) -> f64 {
+    pub(crate) fn factor(&self) -> f64 {
         self.factor
     }
 
     /// A session starts at `now`: slow start from 50 % of nominal.
-    pub fn start(&mut self, now: Time) {
+    pub(crate) fn start(&mut self, now: Time) {
         self.factor = self.cfg.slow_start_initial;
         self.slow_start = true;
         self.next_increase = now + self.cfg.rtt;
     }
 
     /// The session ended: no more increases until the next.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.next_increase = Time::NEVER;
     }
 
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         self.next_increase
     }
 
     /// The round-trip timer: one increase per T_rt.
-    pub fn poll(&mut self, now: Time) {
+    pub(crate) fn poll(&mut self, now: Time) {
         while now >= self.next_increase {
             self.next_increase += self.cfg.rtt;
             if self.slow_start {
@@ -202,7 +202,7 @@ impl RatePolicy {
     }
 
     /// A notification reached the source at `now`.
-    pub fn on_notice(&mut self, now: Time, notice: Notice) {
+    pub(crate) fn on_notice(&mut self, now: Time, notice: Notice) {
         if !self.cfg.adaptive {
             return;
         }

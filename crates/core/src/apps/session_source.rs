@@ -26,9 +26,9 @@ pub struct SessionConfig {
     pub rates_bps: [f64; 2],
     /// Mean time at each of the two rates.
     #[serde(rename = "holding_ps")]
-    pub holding: [Duration; 2],
+    pub(crate) holding: [Duration; 2],
     #[serde(rename = "session_ps")]
-    pub session: Duration,
+    pub(crate) session: Duration,
     /// Mean gap between sessions; zero: sessions back to back.
     #[serde(rename = "gap_ps")]
     pub gap: Duration,
@@ -52,7 +52,8 @@ impl SessionConfig {
     }
 
     /// The mean rate over sessions and gaps.
-    pub fn mean_bps(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn mean_bps(&self) -> f64 {
         let h = [self.holding[0].ps() as f64, self.holding[1].ps() as f64];
         let in_session = (self.rates_bps[0] * h[0] + self.rates_bps[1] * h[1]) / (h[0] + h[1]);
         let (s, g) = (self.session.ps() as f64, self.gap.ps() as f64);
@@ -81,18 +82,18 @@ impl Check for SessionConfig {
 }
 
 #[derive(Clone, Debug)]
-pub struct SessionSource {
+pub(crate) struct SessionSource {
     cfg: SessionConfig,
     in_session: bool,
     /// Which of the two rates, inside a session.
     level: usize,
     session_change: Time,
     level_change: Time,
-    pub sessions: u64,
+    pub(crate) sessions: u64,
 }
 
 impl SessionSource {
-    pub fn new(cfg: SessionConfig, now: Time, rng: &mut RngStream) -> SessionSource {
+    pub(crate) fn new(cfg: SessionConfig, now: Time, rng: &mut RngStream) -> SessionSource {
         let (s, g) = (cfg.session.ps() as f64, cfg.gap.ps() as f64);
         let in_session = rng.bernoulli(s / (s + g));
         let mut src = SessionSource {
@@ -125,12 +126,12 @@ impl SessionSource {
         self.sessions += 1;
     }
 
-    pub fn in_session(&self) -> bool {
+    pub(crate) fn in_session(&self) -> bool {
         self.in_session
     }
 
     /// The nominal rate now (bits/s of payload).
-    pub fn rate_bps(&self) -> f64 {
+    pub(crate) fn rate_bps(&self) -> f64 {
         if self.in_session {
             self.cfg.rates_bps[self.level]
         } else {
@@ -138,7 +139,7 @@ impl SessionSource {
         }
     }
 
-    pub fn next_change(&self) -> Time {
+    pub(crate) fn next_change(&self) -> Time {
         if self.in_session {
             self.session_change.min(self.level_change)
         } else {
@@ -147,7 +148,7 @@ impl SessionSource {
     }
 
     /// Applies the changes due by `now`; true when a session began.
-    pub fn advance(&mut self, now: Time, rng: &mut RngStream) -> bool {
+    pub(crate) fn advance(&mut self, now: Time, rng: &mut RngStream) -> bool {
         let mut began = false;
         while self.next_change() <= now {
             if self.session_change <= now

@@ -18,9 +18,9 @@ pub struct FlowRecord {
     pub dropped: u64,
     /// Of `dropped`, those a port discarded (a policer at the access)
     /// rather than a queue.
-    pub dropped_at_ports: u64,
+    pub(crate) dropped_at_ports: u64,
     /// Lost to bit errors or per-PDU loss on a link.
-    pub errored: u64,
+    pub(crate) errored: u64,
 }
 
 /// A sink at a node; it aggregates every flow addressed to it.
@@ -30,7 +30,7 @@ pub struct Sink {
     pub received_packets: u64,
     pub received_bytes: u64,
     /// Cumulative delay sum in seconds, for interval means in probes.
-    pub delay_sum_s: f64,
+    pub(crate) delay_sum_s: f64,
 }
 
 impl Sink {
@@ -41,7 +41,7 @@ impl Sink {
         }
     }
 
-    pub fn deliver(&mut self, now: Time, p: &Pdu, flow: &mut FlowRecord) {
+    pub(crate) fn deliver(&mut self, now: Time, p: &Pdu, flow: &mut FlowRecord) {
         let d = now.since(p.created);
         self.received_packets += 1;
         self.received_bytes += p.bytes as u64;

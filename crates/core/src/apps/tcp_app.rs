@@ -60,7 +60,7 @@ impl Check for AppKind {
 }
 
 #[derive(Clone, Debug)]
-pub struct TcpApp {
+pub(crate) struct TcpApp {
     pub kind: AppKind,
     /// Bytes each side still has to write: (client, server).
     pending: (u64, u64),
@@ -69,15 +69,15 @@ pub struct TcpApp {
     /// Requests the server has answered.
     served: u64,
     transaction_start: Time,
-    pub transaction_times: Summary,
+    pub(crate) transaction_times: Summary,
     /// When the whole finite workload was delivered.
-    pub completed_at: Option<Time>,
+    pub(crate) completed_at: Option<Time>,
     started: bool,
-    pub netpipe: Option<NetPipe>,
+    pub(crate) netpipe: Option<NetPipe>,
 }
 
 impl TcpApp {
-    pub fn new(kind: AppKind) -> TcpApp {
+    pub(crate) fn new(kind: AppKind) -> TcpApp {
         let netpipe = match &kind {
             AppKind::NetPipe(cfg) => Some(NetPipe::new(cfg.clone())),
             _ => None,
@@ -95,16 +95,8 @@ impl TcpApp {
         }
     }
 
-    pub fn is_finite(&self) -> bool {
-        match self.kind {
-            AppKind::Bulk { bytes } => bytes.is_some(),
-            AppKind::RequestResponse { count, .. } => count.is_some(),
-            AppKind::NetPipe(_) => true,
-        }
-    }
-
     /// Reacts to what the sockets delivered and writes what is due.
-    pub fn service(&mut self, now: Time, client: &mut TcpSocket, server: &mut TcpSocket) {
+    pub(crate) fn service(&mut self, now: Time, client: &mut TcpSocket, server: &mut TcpSocket) {
         match &self.kind {
             AppKind::Bulk { bytes } => self.bulk(now, *bytes, client, server),
             AppKind::RequestResponse {

@@ -15,12 +15,12 @@ use crate::net::pdu::{AgentAddr, Header, Pdu};
 use serde::{Deserialize, Serialize};
 
 /// UDP (8) and IPv4 (20) headers.
-pub const UDP_IP_HEADER: u32 = 28;
+pub(crate) const UDP_IP_HEADER: u32 = 28;
 const PORT: u16 = 12865; // netperf's control port, used here for both ends
 
 /// In a scenario description, the keys of a `udp_rr[]` entry.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UdpRrConfig {
+pub(crate) struct UdpRrConfig {
     /// Payload bytes of each request and response.
     #[serde(rename = "request_bytes")]
     pub request: u32,
@@ -31,7 +31,7 @@ pub struct UdpRrConfig {
     pub count: Option<u64>,
     /// Leading transactions not counted in the time statistics.
     #[serde(default)]
-    pub warmup: u64,
+    pub(crate) warmup: u64,
     #[serde(rename = "timeout_ps")]
     pub timeout: Duration,
     #[serde(rename = "start_ps", default)]
@@ -54,17 +54,17 @@ impl Check for UdpRrConfig {
 
 /// Where the datagrams go: written into each PDU.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct UdpEnds {
-    pub client_node: u32,
-    pub server_node: u32,
-    pub client_agent: AgentAddr,
-    pub server_agent: AgentAddr,
+pub(crate) struct UdpEnds {
+    pub(crate) client_node: u32,
+    pub(crate) server_node: u32,
+    pub(crate) client_agent: AgentAddr,
+    pub(crate) server_agent: AgentAddr,
     /// Flow of the requests; the responses are `flow + 1`.
     pub flow: u32,
 }
 
 #[derive(Clone, Debug)]
-pub struct UdpRr {
+pub(crate) struct UdpRr {
     pub cfg: UdpRrConfig,
     pub ends: UdpEnds,
     /// Number of the transaction in progress (requests sent so far).
@@ -74,11 +74,11 @@ pub struct UdpRr {
     pub completed: u64,
     pub lost: u64,
     pub times: Summary,
-    pub finished_at: Option<Time>,
+    pub(crate) finished_at: Option<Time>,
 }
 
 impl UdpRr {
-    pub fn new(cfg: UdpRrConfig, ends: UdpEnds) -> UdpRr {
+    pub(crate) fn new(cfg: UdpRrConfig, ends: UdpEnds) -> UdpRr {
         UdpRr {
             cfg,
             ends,
@@ -100,7 +100,7 @@ impl UdpRr {
 
     /// When the client next acts: the first request, or the timeout of the
     /// transaction in progress.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.finished_at.is_some() {
             Time::NEVER
         } else if !self.waiting && self.current == 0 {
@@ -164,7 +164,7 @@ impl UdpRr {
 
     /// The client's timer: the first request, or giving up on a lost
     /// transaction and sending the next.
-    pub fn on_timer(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn on_timer(&mut self, now: Time) -> Option<Pdu> {
         if now < self.poll_at() {
             return None;
         }
@@ -175,12 +175,12 @@ impl UdpRr {
     }
 
     /// A request reached the server: its response, at once.
-    pub fn on_request(&self, now: Time, request: &Pdu) -> Pdu {
+    pub(crate) fn on_request(&self, now: Time, request: &Pdu) -> Pdu {
         self.datagram(now, false, request.seq)
     }
 
     /// A response reached the client: the next request, if any.
-    pub fn on_response(&mut self, now: Time, response: &Pdu) -> Option<Pdu> {
+    pub(crate) fn on_response(&mut self, now: Time, response: &Pdu) -> Option<Pdu> {
         if !self.waiting || response.seq != self.current {
             return None; // the answer to a transaction already given up
         }

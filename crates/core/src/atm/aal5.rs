@@ -14,17 +14,19 @@
 //! both. One lost cell therefore costs a whole packet, the effect behind
 //! early/partial packet discard.
 
-use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_PAYLOAD};
+#[cfg(test)]
+use super::cell::cell_pdu;
+use super::cell::{cell_header, AtmCellHeader, CELL_PAYLOAD};
 use crate::net::pdu::{Header, Pdu};
 
-pub const LLC_SNAP_BYTES: u32 = 8;
+pub(crate) const LLC_SNAP_BYTES: u32 = 8;
 /// LAN emulation (ATM Forum LANE v1.0, af-lane-0021.000): a 2-byte LE
 /// header (the LECID) and the 14-byte IEEE 802.3 MAC header, without the
 /// FCS, before the packet.
-pub const LANE_8023_BYTES: u32 = 2 + 14;
-pub const AAL5_TRAILER_BYTES: u32 = 8;
+pub(crate) const LANE_8023_BYTES: u32 = 2 + 14;
+pub(crate) const AAL5_TRAILER_BYTES: u32 = 8;
 /// The trailer's Length field is 16 bits.
-pub const MAX_SDU_BYTES: u32 = 65_535;
+pub(crate) const MAX_SDU_BYTES: u32 = 65_535;
 
 /// RFC 2684 multiplexing of the packet on the VC.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -53,7 +55,7 @@ impl Encapsulation {
 
     /// The largest IP packet a frame can carry: the CPCS-SDU's 16-bit
     /// length less this encapsulation's header (65527 B with LLC/SNAP).
-    pub fn max_packet_bytes(self) -> u32 {
+    pub(crate) fn max_packet_bytes(self) -> u32 {
         MAX_SDU_BYTES - self.header_bytes()
     }
 
@@ -65,18 +67,20 @@ impl Encapsulation {
 
 /// Cells of the CPCS-PDU for a CPCS-SDU of `sdu_bytes`: trailer added,
 /// padded to whole cell payloads.
-pub fn cells_for_sdu(sdu_bytes: u32) -> u32 {
+pub(crate) fn cells_for_sdu(sdu_bytes: u32) -> u32 {
     (sdu_bytes + AAL5_TRAILER_BYTES).div_ceil(CELL_PAYLOAD)
 }
 
 /// Cells for an IP packet of `ip_bytes` under RFC 1577 (LLC/SNAP + AAL5):
 /// `ceil((L + 8 + 8) / 48)`.
-pub fn cells_for_ip_packet(ip_bytes: u32) -> u32 {
+#[cfg(test)]
+pub(crate) fn cells_for_ip_packet(ip_bytes: u32) -> u32 {
     Encapsulation::LlcSnap.cells(ip_bytes)
 }
 
 /// Pad bytes in the last cell(s) of the CPCS-PDU.
-pub fn pad_bytes(sdu_bytes: u32) -> u32 {
+#[cfg(test)]
+pub(crate) fn pad_bytes(sdu_bytes: u32) -> u32 {
     cells_for_sdu(sdu_bytes) * CELL_PAYLOAD - sdu_bytes - AAL5_TRAILER_BYTES
 }
 
@@ -87,7 +91,8 @@ pub fn pad_bytes(sdu_bytes: u32) -> u32 {
 ///
 /// Panics if the packet does not fit one CPCS-PDU (SDU > 65 535 bytes):
 /// the scenario's MTU must keep packets within AAL5's limit.
-pub fn segment(
+#[cfg(test)]
+pub(crate) fn segment(
     packet: &Pdu,
     encap: Encapsulation,
     vpi: u16,
@@ -113,7 +118,7 @@ pub fn segment(
 /// The header of cell `index` of `packet` sent as `frame` on `vpi/vci`;
 /// for senders that emit a frame's cells one at a time (a paced ABR
 /// source) rather than all at once.
-pub fn frame_cell_header(
+pub(crate) fn frame_cell_header(
     packet: &Pdu,
     encap: Encapsulation,
     vpi: u16,
@@ -133,19 +138,22 @@ pub fn frame_cell_header(
 }
 
 /// The sending side of one VC: numbers the frames so that the receiver
-/// (and the statistics) can tell them apart.
+/// (and the statistics) can tell them apart. The VCs segment in `vc.rs`;
+/// this one feeds the reassembler's tests.
+#[cfg(test)]
 #[derive(Clone, Debug, Default)]
-pub struct Segmenter {
-    pub vpi: u16,
-    pub vci: u16,
-    pub encap: Encapsulation,
+pub(crate) struct Segmenter {
+    pub(crate) vpi: u16,
+    pub(crate) vci: u16,
+    pub(crate) encap: Encapsulation,
     next_frame: u32,
     pub frames: u64,
     pub cells: u64,
 }
 
+#[cfg(test)]
 impl Segmenter {
-    pub fn new(vpi: u16, vci: u16, encap: Encapsulation) -> Segmenter {
+    pub(crate) fn new(vpi: u16, vci: u16, encap: Encapsulation) -> Segmenter {
         Segmenter {
             vpi,
             vci,
@@ -155,7 +163,7 @@ impl Segmenter {
     }
 
     /// Appends the cells of `packet` to `out`; returns how many.
-    pub fn segment(&mut self, packet: &Pdu, out: &mut Vec<Pdu>) -> u32 {
+    pub(crate) fn segment(&mut self, packet: &Pdu, out: &mut Vec<Pdu>) -> u32 {
         let n = segment(packet, self.encap, self.vpi, self.vci, self.next_frame, out);
         self.next_frame = self.next_frame.wrapping_add(1);
         self.frames += 1;
@@ -167,16 +175,16 @@ impl Segmenter {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReassemblyStats {
     /// User data cells offered (management cells are not counted).
-    pub cells_received: u64,
+    pub(crate) cells_received: u64,
     /// Cells of the frames that failed the check.
-    pub cells_discarded: u64,
-    pub frames_ok: u64,
+    pub(crate) cells_discarded: u64,
+    pub(crate) frames_ok: u64,
     /// Reassembled CPCS-PDUs that failed the check: one per failure, as a
     /// real receiver counts CRC errors, even when a lost last cell merged
     /// two packets into that one PDU.
-    pub frames_discarded: u64,
+    pub(crate) frames_discarded: u64,
     /// IP bytes of the delivered packets.
-    pub bytes_ok: u64,
+    pub(crate) bytes_ok: u64,
 }
 
 /// The receiving side of one VC: collects cells until the end-of-frame
@@ -184,7 +192,7 @@ pub struct ReassemblyStats {
 /// machine fed one cell at a time; it holds counts, never the cells.
 #[derive(Clone, Debug, Default)]
 pub struct Reassembler {
-    pub encap: Encapsulation,
+    pub(crate) encap: Encapsulation,
     /// Cells collected since the last end-of-frame cell.
     count: u32,
     /// Frame number of the first of them.
@@ -245,7 +253,8 @@ impl Reassembler {
     }
 
     /// Cells collected towards a frame not yet ended.
-    pub fn pending_cells(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn pending_cells(&self) -> u32 {
         self.count
     }
 }

@@ -20,13 +20,13 @@
 
 use super::cell::cell_rate_as_bps;
 use crate::engine::{Check, ConfigError, Duration, Time};
-pub use crate::net::pdu::{RmDir, RmHeader as RmCell};
+pub(crate) use crate::net::pdu::{RmDir, RmHeader as RmCell};
 use serde::{Deserialize, Serialize};
 
 impl RmCell {
     /// A source's FRM (rule 10): ER = PCR, CI = NI = BN = 0. The VC that
     /// sends it fills in VPI/VCI.
-    pub fn forward(ccr: f64, mcr: f64, pcr: f64) -> RmCell {
+    pub(crate) fn forward(ccr: f64, mcr: f64, pcr: f64) -> RmCell {
         RmCell {
             er: pcr,
             ccr,
@@ -41,27 +41,27 @@ impl RmCell {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AbrConfig {
     #[serde(rename = "pcr_bps", with = "cell_rate_as_bps")]
-    pub pcr: f64,
+    pub(crate) pcr: f64,
     #[serde(rename = "mcr_bps", with = "cell_rate_as_bps")]
-    pub mcr: f64,
+    pub(crate) mcr: f64,
     #[serde(rename = "icr_bps", with = "cell_rate_as_bps")]
-    pub icr: f64,
-    pub rif: f64,
-    pub rdf: f64,
-    pub nrm: u32,
-    pub mrm: u32,
+    pub(crate) icr: f64,
+    pub(crate) rif: f64,
+    pub(crate) rdf: f64,
+    pub(crate) nrm: u32,
+    pub(crate) mrm: u32,
     #[serde(rename = "trm_ps")]
-    pub trm: Duration,
+    pub(crate) trm: Duration,
     pub cdf: f64,
-    pub tbe: u64,
+    pub(crate) tbe: u64,
     /// Missing-RM count; `ceil(TBE / Nrm)` when not given (`crm()`).
     #[serde(default)]
-    pub crm: Option<u64>,
+    pub(crate) crm: Option<u64>,
     #[serde(rename = "adtf_ps")]
-    pub adtf: Duration,
+    pub(crate) adtf: Duration,
     /// Tagged cell rate: the out-of-rate FRM rate once ACR < TCR (rule 11).
     #[serde(rename = "tcr_bps", with = "cell_rate_as_bps")]
-    pub tcr: f64,
+    pub(crate) tcr: f64,
 }
 
 impl AbrConfig {
@@ -87,7 +87,7 @@ impl AbrConfig {
     }
 
     /// The missing-RM count CRM of rule 6: given, or ceil(TBE / Nrm).
-    pub fn crm(&self) -> u64 {
+    pub(crate) fn crm(&self) -> u64 {
         self.crm
             .unwrap_or(self.tbe.div_ceil(u64::from(self.nrm.max(1))))
             .max(1)
@@ -130,7 +130,7 @@ impl Check for AbrConfig {
 
 /// What the source puts on the wire next.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub enum CellKind {
+pub(crate) enum CellKind {
     Data,
     /// An in-rate FRM (CLP = 0).
     Frm(RmCell),
@@ -141,19 +141,19 @@ pub enum CellKind {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct AbrSourceStats {
-    pub data_cells: u64,
-    pub frm_cells: u64,
-    pub out_of_rate_frms: u64,
+pub(crate) struct AbrSourceStats {
+    pub(crate) data_cells: u64,
+    pub(crate) frm_cells: u64,
+    pub(crate) out_of_rate_frms: u64,
     /// BRMs received (rules 8-9).
-    pub brm_cells: u64,
+    pub(crate) brm_cells: u64,
     /// Turned-around BRMs sent for the VC coming the other way (rule 3b).
-    pub turned_around: u64,
+    pub(crate) turned_around: u64,
     /// Turned-around BRMs replaced by a newer one before they could go.
-    pub turnarounds_overwritten: u64,
+    pub(crate) turnarounds_overwritten: u64,
 }
 
-pub struct AbrSource {
+pub(crate) struct AbrSource {
     cfg: AbrConfig,
     acr: f64,
     backlog: u64,
@@ -174,7 +174,7 @@ pub struct AbrSource {
 }
 
 impl AbrSource {
-    pub fn new(cfg: AbrConfig) -> AbrSource {
+    pub(crate) fn new(cfg: AbrConfig) -> AbrSource {
         if let Err(why) = cfg.check() {
             panic!("invalid ABR parameters: {why}");
         }
@@ -192,27 +192,24 @@ impl AbrSource {
         }
     }
 
-    pub fn config(&self) -> &AbrConfig {
-        &self.cfg
-    }
-
     /// Allowed cell rate, cells/s.
-    pub fn acr(&self) -> f64 {
+    pub(crate) fn acr(&self) -> f64 {
         self.acr
     }
 
-    pub fn backlog(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn backlog(&self) -> u64 {
         self.backlog
     }
 
     /// Data cells handed over by the layer above.
-    pub fn enqueue_cells(&mut self, n: u64) {
+    pub(crate) fn enqueue_cells(&mut self, n: u64) {
         self.backlog += n;
     }
 
     /// A BRM to send back for the VC coming the other way (rule 3b); it
     /// replaces one still waiting.
-    pub fn turn_around(&mut self, brm: RmCell) {
+    pub(crate) fn turn_around(&mut self, brm: RmCell) {
         if self.turnaround.replace(brm).is_some() {
             self.stats.turnarounds_overwritten += 1;
         }
@@ -228,7 +225,7 @@ impl AbrSource {
     }
 
     /// Time between cells at the current pacing rate (rule 1).
-    pub fn cell_spacing(&self) -> Duration {
+    pub(crate) fn cell_spacing(&self) -> Duration {
         let rate = if self.out_of_rate() {
             self.cfg.tcr
         } else {
@@ -240,7 +237,7 @@ impl AbrSource {
 
     /// When the source next wants to send; `Time::NEVER` with neither data
     /// nor a BRM to turn around.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if !self.has_work() {
             return Time::NEVER;
         }
@@ -250,7 +247,8 @@ impl AbrSource {
         }
     }
 
-    pub fn next_cell_time(&self, now: Time) -> Time {
+    #[cfg(test)]
+    pub(crate) fn next_cell_time(&self, now: Time) -> Time {
         self.poll_at().max(now)
     }
 
@@ -268,7 +266,7 @@ impl AbrSource {
 
     /// Sends the next cell if one is due at `now`; `None` when there is no
     /// backlog or the pacing interval has not yet elapsed.
-    pub fn send_cell(&mut self, now: Time) -> Option<CellKind> {
+    pub(crate) fn send_cell(&mut self, now: Time) -> Option<CellKind> {
         if now < self.poll_at() {
             return None;
         }
@@ -320,7 +318,7 @@ impl AbrSource {
     }
 
     /// Rules 8 and 9 on a returning BRM.
-    pub fn on_brm(&mut self, _now: Time, rm: &RmCell) {
+    pub(crate) fn on_brm(&mut self, _now: Time, rm: &RmCell) {
         debug_assert_eq!(rm.dir, RmDir::Backward, "on_brm given an FRM");
         self.stats.brm_cells += 1;
         if !rm.bn {
@@ -338,27 +336,27 @@ impl AbrSource {
 
 /// The destination end of an ABR VC (REFERENCE §2.4).
 #[derive(Clone, Debug, Default)]
-pub struct AbrDestination {
+pub(crate) struct AbrDestination {
     /// EFCI bit of the last data cell received (rule 1).
     efci: bool,
     /// Only one turned-around BRM waits per VC (rule 3).
     pending: Option<RmCell>,
-    pub brms_overwritten: u64,
+    pub(crate) brms_overwritten: u64,
 }
 
 impl AbrDestination {
-    pub fn new() -> AbrDestination {
+    pub(crate) fn new() -> AbrDestination {
         AbrDestination::default()
     }
 
-    pub fn on_data(&mut self, efci: bool) {
+    pub(crate) fn on_data(&mut self, efci: bool) {
         self.efci = efci;
     }
 
     /// Rule 2: turn the FRM around, ER/CCR/MCR/NI kept, CI raised if the
     /// data path saw congestion (EFCI), which is then forgotten so one
     /// marked cell yields one CI.
-    pub fn on_frm(&mut self, frm: &RmCell) {
+    pub(crate) fn on_frm(&mut self, frm: &RmCell) {
         debug_assert_eq!(frm.dir, RmDir::Forward, "on_frm given a BRM");
         let brm = RmCell {
             dir: RmDir::Backward,
@@ -372,12 +370,8 @@ impl AbrDestination {
         }
     }
 
-    pub fn has_brm(&self) -> bool {
-        self.pending.is_some()
-    }
-
     /// The BRM waiting to be sent back, if any.
-    pub fn take_brm(&mut self) -> Option<RmCell> {
+    pub(crate) fn take_brm(&mut self) -> Option<RmCell> {
         self.pending.take()
     }
 }

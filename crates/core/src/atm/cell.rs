@@ -10,22 +10,23 @@ pub use crate::net::pdu::AtmCellHeader;
 use crate::net::pdu::{Header, Pdu};
 
 pub const CELL_BYTES: u32 = 53;
-pub const CELL_HEADER: u32 = 5;
+#[cfg(test)]
+pub(crate) const CELL_HEADER: u32 = 5;
 pub const CELL_PAYLOAD: u32 = 48;
 /// Bits of one cell on the wire: cell rates and line rates convert by it.
-pub const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;
+pub(crate) const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;
 
 /// Cell rates (cells/s) written in a scenario description as the line rate
 /// of the cells in bit/s (`*_bps` keys): all 53 bytes of each cell count.
-pub mod cell_rate_as_bps {
+pub(crate) mod cell_rate_as_bps {
     use super::CELL_BITS;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(cells_per_s: &f64, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(cells_per_s: &f64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(cells_per_s * CELL_BITS)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         Ok(f64::deserialize(d)? / CELL_BITS)
     }
 }
@@ -38,10 +39,13 @@ const PTI_EFCI: u8 = 0b010;
 /// AAL5 uses as "last cell of the CPCS-PDU" (SDU type 1).
 const PTI_AUU: u8 = 0b001;
 /// OAM F5 flow cells, segment and end-to-end.
-pub const PTI_OAM_SEGMENT: u8 = 4;
-pub const PTI_OAM_END_TO_END: u8 = 5;
+#[cfg(test)]
+pub(crate) const PTI_OAM_SEGMENT: u8 = 4;
+#[cfg(test)]
+pub(crate) const PTI_OAM_END_TO_END: u8 = 5;
 /// Resource management cell (ABR, ATM Forum TM 4.0).
-pub const PTI_RM: u8 = 6;
+#[cfg(test)]
+pub(crate) const PTI_RM: u8 = 6;
 
 impl AtmCellHeader {
     /// A user data cell on `vpi/vci`; `end_of_frame` sets the AUU bit.
@@ -54,31 +58,34 @@ impl AtmCellHeader {
         }
     }
 
-    pub fn is_data(&self) -> bool {
+    pub(crate) fn is_data(&self) -> bool {
         self.pti & PTI_MANAGEMENT == 0
     }
 
-    pub fn is_rm(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_rm(&self) -> bool {
         self.pti == PTI_RM
     }
 
-    pub fn is_oam(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_oam(&self) -> bool {
         self.pti == PTI_OAM_SEGMENT || self.pti == PTI_OAM_END_TO_END
     }
 
     /// The last cell of an AAL5 frame (user data cell with AUU = 1).
-    pub fn end_of_frame(&self) -> bool {
+    pub(crate) fn end_of_frame(&self) -> bool {
         self.is_data() && self.pti & PTI_AUU != 0
     }
 
     /// Congestion experienced on the way (user data cell with EFCI = 1).
-    pub fn efci(&self) -> bool {
+    pub(crate) fn efci(&self) -> bool {
         self.is_data() && self.pti & PTI_EFCI != 0
     }
 
     /// A congested switch marks data cells; management cells have no EFCI
     /// bit, so they pass unchanged.
-    pub fn set_efci(&mut self, on: bool) {
+    #[cfg(test)]
+    pub(crate) fn set_efci(&mut self, on: bool) {
         if self.is_data() {
             self.pti = if on {
                 self.pti | PTI_EFCI
@@ -91,7 +98,7 @@ impl AtmCellHeader {
 
 /// A 53-byte cell PDU with header `h`, copying the flow, endpoints, times
 /// and priority of `like` (the packet it carries, or any template).
-pub fn cell_pdu(like: &Pdu, h: AtmCellHeader) -> Pdu {
+pub(crate) fn cell_pdu(like: &Pdu, h: AtmCellHeader) -> Pdu {
     Pdu {
         bytes: CELL_BYTES,
         clp: h.clp,
@@ -101,7 +108,7 @@ pub fn cell_pdu(like: &Pdu, h: AtmCellHeader) -> Pdu {
 }
 
 /// The cell header of `p`, if it is a cell.
-pub fn cell_header(p: &Pdu) -> Option<&AtmCellHeader> {
+pub(crate) fn cell_header(p: &Pdu) -> Option<&AtmCellHeader> {
     match &p.header {
         Header::AtmCell(h) => Some(h),
         _ => None,

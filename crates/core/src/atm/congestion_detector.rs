@@ -26,7 +26,7 @@ use std::collections::HashMap;
 
 /// Thesis section 5.1's four classes, highest first: priority 0 CLP 0,
 /// priority 1 CLP 0, priority 0 CLP 1, priority 1 CLP 1.
-pub fn class_of(priority: u8, clp: u8) -> usize {
+pub(crate) fn class_of(priority: u8, clp: u8) -> usize {
     match (priority.min(1), clp.min(1)) {
         (0, 0) => 0,
         (1, 0) => 1,
@@ -37,7 +37,7 @@ pub fn class_of(priority: u8, clp: u8) -> usize {
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Previous {
+pub(crate) enum Previous {
     /// The previous filtered value: an exponential average.
     #[default]
     Filtered,
@@ -47,7 +47,7 @@ pub enum Previous {
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ClassRates {
+pub(crate) enum ClassRates {
     /// The lowest classes are chosen on the filtered rates.
     #[default]
     Filtered,
@@ -64,27 +64,27 @@ pub struct DetectorConfig {
     /// Weight of the current measurement in the filter (the previous value
     /// gets the rest).
     #[serde(default = "current_weight_default")]
-    pub current_weight: f64,
+    pub(crate) current_weight: f64,
     /// Filtered total input rate, as a share of the link rate, above which
     /// notifications go out.
     #[serde(default = "threshold_default")]
     pub threshold: f64,
     /// The lowest classes notified together carry at least this share.
     #[serde(default = "share_default")]
-    pub lowest_share: f64,
+    pub(crate) lowest_share: f64,
     /// Notifications on the input rate (type 0): congestion_control_on.
     #[serde(default = "yes")]
-    pub input_rate: bool,
+    pub(crate) input_rate: bool,
     /// Notifications on discards (type 2): simple_congestion_control_on.
     #[serde(default = "yes")]
     pub discard: bool,
     #[serde(default)]
-    pub previous: Previous,
+    pub(crate) previous: Previous,
     #[serde(default)]
-    pub class_rates: ClassRates,
+    pub(crate) class_rates: ClassRates,
     /// Cells the queue discards count toward the input rate.
     #[serde(default = "yes")]
-    pub count_discarded: bool,
+    pub(crate) count_discarded: bool,
 }
 
 fn interval_default() -> Duration {
@@ -147,16 +147,16 @@ pub enum Notice {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct DetectorStats {
+pub(crate) struct DetectorStats {
     pub intervals: u64,
     /// Intervals that ended with the filtered total above the threshold.
-    pub congested_intervals: u64,
-    pub input_rate_notices: u64,
-    pub discard_notices: u64,
+    pub(crate) congested_intervals: u64,
+    pub(crate) input_rate_notices: u64,
+    pub(crate) discard_notices: u64,
 }
 
 #[derive(Clone, Debug)]
-pub struct CongestionDetector {
+pub(crate) struct CongestionDetector {
     cfg: DetectorConfig,
     /// Bits per class over the interval a full one takes at the link rate.
     bits_per_interval: f64,
@@ -173,7 +173,7 @@ pub struct CongestionDetector {
 
 impl CongestionDetector {
     /// A detector at a link of `link_bps`, its first interval starting at 0.
-    pub fn new(cfg: DetectorConfig, link_bps: f64) -> CongestionDetector {
+    pub(crate) fn new(cfg: DetectorConfig, link_bps: f64) -> CongestionDetector {
         CongestionDetector {
             bits_per_interval: link_bps * cfg.interval.as_secs_f64(),
             interval_end: Time(cfg.interval.ps()),
@@ -186,12 +186,12 @@ impl CongestionDetector {
         }
     }
 
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         self.interval_end
     }
 
     /// Ends every interval that has passed by `now`.
-    pub fn poll(&mut self, now: Time) {
+    pub(crate) fn poll(&mut self, now: Time) {
         while now >= self.interval_end {
             let w = self.cfg.current_weight;
             for c in 0..4 {
@@ -213,11 +213,12 @@ impl CongestionDetector {
     }
 
     /// The filtered total input rate, as a share of the link.
-    pub fn filtered_total(&self) -> f64 {
+    pub(crate) fn filtered_total(&self) -> f64 {
         self.filtered.iter().sum()
     }
 
-    pub fn filtered_rates(&self) -> [f64; 4] {
+    #[cfg(test)]
+    pub(crate) fn filtered_rates(&self) -> [f64; 4] {
         self.filtered
     }
 
@@ -227,7 +228,7 @@ impl CongestionDetector {
 
     /// The highest class notified: classes from it down to class 4
     /// together carry at least the lowest share (all four if they never do).
-    pub fn lowest_notified_class(&self) -> usize {
+    pub(crate) fn lowest_notified_class(&self) -> usize {
         let rates = match self.cfg.class_rates {
             ClassRates::Filtered => self.filtered,
             ClassRates::Current => self.current,
@@ -245,7 +246,7 @@ impl CongestionDetector {
     /// A cell of `class` arrives at `now`, from `source` if it names one to
     /// tell; `discarded` says whether the queue will refuse it. The
     /// notification to send, if any.
-    pub fn on_cell(
+    pub(crate) fn on_cell(
         &mut self,
         now: Time,
         class: usize,
@@ -287,7 +288,7 @@ impl CongestionDetector {
 /// real reverse path (section 5.2: EBCN).
 #[derive(Clone, Debug)]
 pub struct DetectorPort {
-    pub detector: CongestionDetector,
+    pub(crate) detector: CongestionDetector,
 }
 
 impl DetectorPort {

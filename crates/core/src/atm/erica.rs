@@ -43,7 +43,7 @@ use super::cell::{CELL_BITS, CELL_BYTES};
 /// (REFERENCE §1.4 lists both).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CcrSource {
+pub(crate) enum CcrSource {
     /// The CCR field of the VC's latest FRM cell.
     RmField,
     /// The VC's input cell rate measured over the last averaging interval.
@@ -57,12 +57,12 @@ pub struct EricaConfig {
     /// Output link rate available to all classes, cells/s: the link's, not
     /// part of the description.
     #[serde(skip)]
-    pub link_cells_per_s: f64,
+    pub(crate) link_cells_per_s: f64,
     /// An interval ends after this many ABR input cells ...
-    pub interval_cells: u64,
+    pub(crate) interval_cells: u64,
     /// ... or after this long, whichever comes first.
     #[serde(rename = "interval_ps")]
-    pub interval_time: Duration,
+    pub(crate) interval_time: Duration,
     /// Target ABR queueing delay T0; Q0 = T0 · ABR capacity.
     #[serde(rename = "t0_ps")]
     pub t0: Duration,
@@ -71,40 +71,40 @@ pub struct EricaConfig {
     /// Curve parameter of the branch 0 ≤ q ≤ Q0 (queue below target).
     pub b: f64,
     /// Queue drain limit factor: lower bound of the queue-control factor.
-    pub qdlf: f64,
+    pub(crate) qdlf: f64,
     /// Overload hysteresis: `z > 1 + delta` counts as overload. [R ≈ 0.1]
     pub delta: f64,
     /// Exponential averaging weight of the load factor; 1.0 = none
     /// (the study does not mention smoothing). The dissertation's "method 1"
     /// (p. 402): z <- (1 - alpha) z + alpha z_measured, restarting from the
     /// measured value after an infinite one.
-    pub z_alpha: f64,
+    pub(crate) z_alpha: f64,
     /// Exponential averaging weight of the interval's ABR input cells, ABR
     /// capacity in cells and length, from which the input rate, the ABR
     /// capacity and z are then computed; 1.0 = none. The dissertation's
     /// "method 2" (§6.11, pp. 400-402). An alternative to `z_alpha`: at most
     /// one of the two may be below 1.
     #[serde(default = "one")]
-    pub rate_alpha: f64,
+    pub(crate) rate_alpha: f64,
     /// Averaging of the number of active VCs (the dissertation's "Averaging
     /// VCs option", pp. 399-403): a VC seen in an interval contributes 1, one
     /// not seen contributes its previous contribution times this factor, and
     /// the fair share divides by the sum (at least 1). 0 = count only the
     /// VCs seen in the interval.
     #[serde(default)]
-    pub active_decay: f64,
+    pub(crate) active_decay: f64,
     /// Count a VC as active when its BRM passes during the interval, so
     /// VCs sending < 1 cell per interval are not missed. [R, default off]
-    pub bidirectional_counting: bool,
+    pub(crate) bidirectional_counting: bool,
     #[serde(rename = "ccr")]
-    pub ccr_source: CcrSource,
+    pub(crate) ccr_source: CcrSource,
     /// Exponential averaging weight of each VC's CCR; 1.0 = none. With
     /// `RmField` each FRM's CCR field is one sample; with `Measured` the
     /// VC's cells and the interval length are averaged separately and the
     /// CCR is their ratio. (Not in the ERICA sources: the ratio-of-averages
     /// rule of §6.11 applied per VC.)
     #[serde(default = "one")]
-    pub ccr_alpha: f64,
+    pub(crate) ccr_alpha: f64,
 }
 
 fn one() -> f64 {
@@ -176,7 +176,7 @@ impl Check for EricaConfig {
 
 /// ERICA+ queue-control factor f(q) (REFERENCE §1.2): b at q = 0, 1 at
 /// q = Q0, falling towards 0 above Q0, never below QDLF.
-pub fn queue_control_factor(q: f64, q0: f64, a: f64, b: f64, qdlf: f64) -> f64 {
+pub(crate) fn queue_control_factor(q: f64, q0: f64, a: f64, b: f64, qdlf: f64) -> f64 {
     if q0 <= 0.0 {
         // No ABR capacity: any queue is infinitely far above target.
         return if q <= 0.0 { b } else { qdlf };
@@ -292,7 +292,7 @@ impl EricaPlus {
     }
 
     /// An ABR cell of `vc` arrived for this output port.
-    pub fn on_abr_input_cell(&mut self, _now: Time, vc: u32) {
+    pub(crate) fn on_abr_input_cell(&mut self, _now: Time, vc: u32) {
         self.abr_cells += 1;
         let s = self.vc_mut(vc);
         s.cells_this_interval += 1;
@@ -303,26 +303,26 @@ impl EricaPlus {
     /// An ABR cell that loads this port but belongs to no VC controlled
     /// here (a BRM of a VC flowing the other way): it counts in the input
     /// rate, not in any VC's activity.
-    pub fn on_abr_transit_cell(&mut self, _now: Time) {
+    pub(crate) fn on_abr_transit_cell(&mut self, _now: Time) {
         self.abr_cells += 1;
     }
 
     /// `n` higher-priority (CBR/VBR) cells arrived for this port; what they
     /// use is not available to ABR. Counted on arrival: VBR is served first,
     /// so over an interval what arrives is what leaves.
-    pub fn on_vbr_cells(&mut self, _now: Time, n: u64) {
+    pub(crate) fn on_vbr_cells(&mut self, _now: Time, n: u64) {
         self.vbr_cells += n;
     }
 
     /// The current ABR queue length; the value at the end of the interval
     /// drives the queue-control function.
-    pub fn on_queue_length(&mut self, q_cells: u64) {
+    pub(crate) fn on_queue_length(&mut self, q_cells: u64) {
         self.queue_cells = q_cells as f64;
     }
 
     /// A forward RM cell of `vc` with CCR field `ccr` (cells/s) passed; the
     /// cell itself is forwarded unchanged.
-    pub fn on_frm(&mut self, vc: u32, ccr: f64) {
+    pub(crate) fn on_frm(&mut self, vc: u32, ccr: f64) {
         if self.cfg.ccr_source == CcrSource::RmField {
             let averaged = averaging(self.cfg.ccr_alpha);
             let s = self.vc_mut(vc);
@@ -335,11 +335,11 @@ impl EricaPlus {
     }
 
     /// When the interval ends by time if the cell count is not reached.
-    pub fn interval_deadline(&self) -> Time {
+    pub(crate) fn interval_deadline(&self) -> Time {
         self.start + self.cfg.interval_time
     }
 
-    pub fn end_interval_due(&self, now: Time) -> bool {
+    pub(crate) fn end_interval_due(&self, now: Time) -> bool {
         self.abr_cells >= self.cfg.interval_cells || now >= self.interval_deadline()
     }
 
@@ -347,7 +347,7 @@ impl EricaPlus {
     /// the ABR input rate and capacity, the target and the load factor,
     /// each VC's CCR where measured, the number of active VCs and the fair
     /// share.
-    pub fn end_interval(&mut self, now: Time) {
+    pub(crate) fn end_interval(&mut self, now: Time) {
         // A zero-length interval cannot give a rate; 1 ps keeps it finite.
         let len = now.since(self.start).as_secs_f64().max(1e-12);
         let abr_input_rate = self.measure_rates(len);
@@ -460,7 +460,7 @@ impl EricaPlus {
 
     /// A backward RM cell of `vc` carrying `er_in` (cells/s) passes; returns
     /// the ER to write into it (REFERENCE §1.5), never above `er_in`.
-    pub fn on_brm(&mut self, vc: u32, er_in: f64) -> f64 {
+    pub(crate) fn on_brm(&mut self, vc: u32, er_in: f64) -> f64 {
         let bidirectional = self.cfg.bidirectional_counting;
         let s = self.vc_mut(vc);
         if bidirectional {
@@ -492,41 +492,42 @@ impl EricaPlus {
     // Results of the last completed interval.
 
     /// Load (overload) factor z.
-    pub fn load_factor(&self) -> f64 {
+    pub(crate) fn load_factor(&self) -> f64 {
         self.z
     }
-    pub fn fair_share(&self) -> f64 {
+    pub(crate) fn fair_share(&self) -> f64 {
         self.fair_share
     }
-    pub fn target_capacity(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn target_capacity(&self) -> f64 {
         self.target_cap
     }
-    pub fn abr_capacity(&self) -> f64 {
+    pub(crate) fn abr_capacity(&self) -> f64 {
         self.abr_capacity
     }
-    pub fn n_active(&self) -> u32 {
+    pub(crate) fn n_active(&self) -> u32 {
         self.n_active
     }
     /// The number of VCs the fair share divides by: `n_active` (at least 1),
     /// or the averaged count with `active_decay` > 0.
-    pub fn active_estimate(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn active_estimate(&self) -> f64 {
         self.active_estimate
-    }
-    pub fn max_alloc_previous(&self) -> f64 {
-        self.max_alloc_previous
     }
     pub fn intervals(&self) -> u64 {
         self.intervals
     }
     /// `vc` sent at least one cell (or BRM, if bidirectional) in the last
     /// completed interval.
-    pub fn is_active(&self, vc: u32) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_active(&self, vc: u32) -> bool {
         self.vcs
             .get(vc as usize)
             .is_some_and(|s| s.active_last_interval)
     }
     /// Rate currently used as the VC's CCR, cells/s.
-    pub fn ccr(&self, vc: u32) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn ccr(&self, vc: u32) -> f64 {
         self.vcs.get(vc as usize).map_or(0.0, |s| s.ccr)
     }
 }

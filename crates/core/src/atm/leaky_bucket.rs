@@ -51,7 +51,7 @@ fn stepped() -> bool {
 
 impl LeakyBucketConfig {
     /// One token's worth of time: a cell at the drain rate.
-    pub fn token_time(&self) -> Duration {
+    pub(crate) fn token_time(&self) -> Duration {
         Duration::from_secs_f64(1.0 / self.drain_cells_per_s)
     }
 }
@@ -70,7 +70,7 @@ impl Check for LeakyBucketConfig {
 
 /// What became of a cell offered to the bucket.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LbOutcome {
+pub(crate) enum LbOutcome {
     /// It conforms and leaves now (with its CLP as it came).
     Depart(Pdu),
     Queued,
@@ -81,15 +81,15 @@ pub enum LbOutcome {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LbStats {
-    pub offered: u64,
-    pub conforming: u64,
-    pub marked: u64,
+pub(crate) struct LbStats {
+    pub(crate) offered: u64,
+    pub(crate) conforming: u64,
+    pub(crate) marked: u64,
     pub dropped: u64,
 }
 
 #[derive(Clone, Debug)]
-pub struct LeakyBucket {
+pub(crate) struct LeakyBucket {
     cfg: LeakyBucketConfig,
     token_ps: f64,
     /// Tokens in the pool at `updated`.
@@ -101,7 +101,7 @@ pub struct LeakyBucket {
 
 impl LeakyBucket {
     /// A full bucket at time zero.
-    pub fn new(cfg: LeakyBucketConfig) -> LeakyBucket {
+    pub(crate) fn new(cfg: LeakyBucketConfig) -> LeakyBucket {
         LeakyBucket {
             token_ps: cfg.token_time().ps() as f64,
             tokens: cfg.depth_cells,
@@ -140,7 +140,7 @@ impl LeakyBucket {
         }
     }
 
-    pub fn offer(&mut self, now: Time, cell: Pdu) -> LbOutcome {
+    pub(crate) fn offer(&mut self, now: Time, cell: Pdu) -> LbOutcome {
         self.stats.offered += 1;
         self.refill(now);
         if self.queue.is_empty() && self.take() {
@@ -172,7 +172,7 @@ impl LeakyBucket {
     }
 
     /// When the next token lets the head of the queue go.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.queue.is_empty() {
             return Time::NEVER;
         }
@@ -189,7 +189,7 @@ impl LeakyBucket {
     }
 
     /// The head of the queue, if a token has come for it.
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if self.queue.is_empty() {
             return None;
         }
@@ -202,11 +202,7 @@ impl LeakyBucket {
         }
     }
 
-    pub fn tokens(&self) -> f64 {
-        self.tokens
-    }
-
-    pub fn held(&self) -> impl Iterator<Item = &Pdu> {
+    pub(crate) fn held(&self) -> impl Iterator<Item = &Pdu> {
         self.queue.iter()
     }
 }

@@ -6,16 +6,17 @@
 //! peak-rate controller and the leaky bucket) and its congestion detector. Switch ports are links with a two-priority queue (VBR over
 //! ABR) and, optionally, ERICA+; the scenario world joins them.
 
-pub mod aal5;
-pub mod abr;
-pub mod cell;
+pub(crate) mod aal5;
+pub(crate) mod abr;
+pub(crate) mod cell;
 pub mod congestion_detector;
-pub mod erica;
+pub(crate) mod erica;
 pub mod leaky_bucket;
-pub mod overhead;
+#[cfg(test)]
+mod overhead;
 pub mod peak_rate;
 pub mod upc;
-pub mod vc;
+pub(crate) mod vc;
 
-pub use aal5::{cells_for_ip_packet, segment, Encapsulation, Reassembler, Segmenter};
+pub use aal5::{Encapsulation, Reassembler};
 pub use cell::{AtmCellHeader, CELL_BYTES, CELL_PAYLOAD};

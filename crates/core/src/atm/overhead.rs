@@ -21,43 +21,42 @@ use super::aal5::cells_for_ip_packet;
 use super::cell::CELL_BYTES;
 
 /// IPv4 and TCP headers without options.
-pub const TCP_IP_HEADER: u32 = 40;
+pub(crate) const TCP_IP_HEADER: u32 = 40;
 /// Cells between forward RM cells (ATM Forum TM 4.0 default).
-pub const NRM: u32 = 32;
+pub(crate) const NRM: u32 = 32;
 
 /// Cells carrying one full-sized segment.
-pub fn cells_per_segment(mss: u32) -> u32 {
+pub(crate) fn cells_per_segment(mss: u32) -> u32 {
     cells_for_ip_packet(mss + TCP_IP_HEADER)
 }
 
 /// TCP payload bytes per byte of cells on the wire.
-pub fn atm_efficiency(mss: u32) -> f64 {
+pub(crate) fn atm_efficiency(mss: u32) -> f64 {
     mss as f64 / (cells_per_segment(mss) * CELL_BYTES) as f64
 }
 
 /// Share of the RM cells' slots left to data: (Nrm − 1)/Nrm.
-pub fn rm_factor(nrm: u32) -> f64 {
+pub(crate) fn rm_factor(nrm: u32) -> f64 {
     debug_assert!(nrm >= 2);
     (nrm - 1) as f64 / nrm as f64
 }
 
 /// TCP payload share of an ABR connection's cell rate, RM cells included.
-pub fn abr_efficiency(mss: u32, nrm: u32) -> f64 {
+pub(crate) fn abr_efficiency(mss: u32, nrm: u32) -> f64 {
     atm_efficiency(mss) * rm_factor(nrm)
 }
 
 /// Highest TCP payload rate (bit/s) over a cell rate of `link_bps`.
-pub fn max_tcp_throughput(link_bps: f64, mss: u32) -> f64 {
+pub(crate) fn max_tcp_throughput(link_bps: f64, mss: u32) -> f64 {
     link_bps * atm_efficiency(mss)
 }
 
 /// Highest TCP payload rate (bit/s) over ABR capacity `abr_bps`, one FRM
 /// cell every `nrm` cells.
-pub fn max_tcp_throughput_abr(abr_bps: f64, mss: u32, nrm: u32) -> f64 {
+pub(crate) fn max_tcp_throughput_abr(abr_bps: f64, mss: u32, nrm: u32) -> f64 {
     abr_bps * abr_efficiency(mss, nrm)
 }
 
-#[cfg(test)]
 mod tests {
     use super::*;
 

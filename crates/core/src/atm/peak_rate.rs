@@ -40,7 +40,7 @@ pub struct PeakRateConfig {
 
 impl PeakRateConfig {
     /// The least time between two CLP = 0 departures: one cell at the peak.
-    pub fn spacing(&self) -> Duration {
+    pub(crate) fn spacing(&self) -> Duration {
         Duration::from_secs_f64(1.0 / self.peak_cells_per_s)
     }
 }
@@ -56,7 +56,7 @@ impl Check for PeakRateConfig {
 
 /// What became of a cell offered to the controller.
 #[derive(Clone, Debug, PartialEq)]
-pub enum PrcOutcome {
+pub(crate) enum PrcOutcome {
     /// It leaves now.
     Depart(Pdu),
     /// It waits for its turn.
@@ -69,15 +69,15 @@ pub enum PrcOutcome {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PrcStats {
-    pub offered: u64,
+pub(crate) struct PrcStats {
+    pub(crate) offered: u64,
     pub dropped: u64,
-    pub marked: u64,
-    pub departed: u64,
+    pub(crate) marked: u64,
+    pub(crate) departed: u64,
 }
 
 #[derive(Clone, Debug)]
-pub struct PeakRateController {
+pub(crate) struct PeakRateController {
     cfg: PeakRateConfig,
     spacing: Duration,
     queue: VecDeque<Pdu>,
@@ -87,7 +87,7 @@ pub struct PeakRateController {
 }
 
 impl PeakRateController {
-    pub fn new(cfg: PeakRateConfig) -> PeakRateController {
+    pub(crate) fn new(cfg: PeakRateConfig) -> PeakRateController {
         PeakRateController {
             spacing: cfg.spacing(),
             cfg,
@@ -97,7 +97,7 @@ impl PeakRateController {
         }
     }
 
-    pub fn offer(&mut self, now: Time, cell: Pdu) -> PrcOutcome {
+    pub(crate) fn offer(&mut self, now: Time, cell: Pdu) -> PrcOutcome {
         self.stats.offered += 1;
         if self.queue.is_empty() && now >= self.free_at {
             self.free_at = now + self.spacing;
@@ -135,7 +135,7 @@ impl PeakRateController {
     }
 
     /// When the head may leave (`Time::NEVER` when nothing waits).
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.queue.is_empty() {
             Time::NEVER
         } else {
@@ -144,7 +144,7 @@ impl PeakRateController {
     }
 
     /// The head, if its turn has come.
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if self.queue.is_empty() || now < self.free_at {
             return None;
         }
@@ -153,11 +153,7 @@ impl PeakRateController {
         self.queue.pop_front()
     }
 
-    pub fn waiting(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub fn held(&self) -> impl Iterator<Item = &Pdu> {
+    pub(crate) fn held(&self) -> impl Iterator<Item = &Pdu> {
         self.queue.iter()
     }
 }

@@ -44,24 +44,24 @@ impl Check for Contract {
 
 /// One VC's policers and what they did.
 #[derive(Clone, Debug)]
-pub struct VcPolicer {
+pub(crate) struct VcPolicer {
     prc: Option<PeakRateController>,
     lb: Option<LeakyBucket>,
 }
 
 impl VcPolicer {
-    pub fn new(c: &Contract) -> VcPolicer {
+    pub(crate) fn new(c: &Contract) -> VcPolicer {
         VcPolicer {
             prc: c.peak_rate.clone().map(PeakRateController::new),
             lb: c.leaky_bucket.clone().map(LeakyBucket::new),
         }
     }
 
-    pub fn prc(&self) -> Option<&PeakRateController> {
+    pub(crate) fn prc(&self) -> Option<&PeakRateController> {
         self.prc.as_ref()
     }
 
-    pub fn lb(&self) -> Option<&LeakyBucket> {
+    pub(crate) fn lb(&self) -> Option<&LeakyBucket> {
         self.lb.as_ref()
     }
 
@@ -142,11 +142,11 @@ fn released(mut cell: Pdu, now: Time) -> Pdu {
 /// The policers of one access link, by VC (flow id).
 #[derive(Clone, Debug, Default)]
 pub struct UsageParameterControl {
-    pub vcs: BTreeMap<u32, VcPolicer>,
+    pub(crate) vcs: BTreeMap<u32, VcPolicer>,
 }
 
 impl UsageParameterControl {
-    pub fn police(&mut self, flow: u32, contract: &Contract) {
+    pub(crate) fn police(&mut self, flow: u32, contract: &Contract) {
         self.vcs.insert(flow, VcPolicer::new(contract));
     }
 }

@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 
 /// Where the cells of a VC go: written into every cell it sends.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct VcEnds {
+pub(crate) struct VcEnds {
     /// Flow id for per-flow accounting of the cells.
     pub flow: u32,
     pub src_node: u32,
@@ -36,29 +36,29 @@ pub struct VcEnds {
     /// Receiving agent at `dst_node` (data and FRM cells).
     pub dst_agent: AgentAddr,
     /// Receiving agent at `src_node` (BRM cells).
-    pub src_agent: AgentAddr,
+    pub(crate) src_agent: AgentAddr,
     /// Queue priority of the cells; ABR is the low level below VBR.
     pub priority: u8,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VcStats {
-    pub packets_offered: u64,
-    pub cells_sent: u64,
-    pub packets_delivered: u64,
+pub(crate) struct VcStats {
+    pub(crate) packets_offered: u64,
+    pub(crate) cells_sent: u64,
+    pub(crate) packets_delivered: u64,
     /// Packets whose frame failed reassembly (a cell lost on the way).
     pub packets_lost: u64,
     /// Packets refused at the source end: too large for one AAL5 frame.
-    pub packets_too_large: u64,
+    pub(crate) packets_too_large: u64,
     /// FRMs turned around at the destination end.
-    pub frms_turned_around: u64,
+    pub(crate) frms_turned_around: u64,
     /// Largest segmentation-buffer backlog, bytes of IP packets.
-    pub max_buffered_bytes: u64,
+    pub(crate) max_buffered_bytes: u64,
 }
 
 /// What the destination end does with an arriving cell.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Arrival {
+pub(crate) enum Arrival {
     Nothing,
     /// A frame completed intact: its packet.
     Packet(Pdu),
@@ -67,13 +67,13 @@ pub enum Arrival {
     Turnaround(RmCell),
 }
 
-pub struct Vc {
-    pub vpi: u16,
-    pub vci: u16,
+pub(crate) struct Vc {
+    pub(crate) vpi: u16,
+    pub(crate) vci: u16,
     pub ends: VcEnds,
     /// The ABR source end; `None` for a UBR VC.
     pub source: Option<AbrSource>,
-    pub destination: AbrDestination,
+    pub(crate) destination: AbrDestination,
     encap: Encapsulation,
     /// Packets whose cells are not all sent; the front one is in progress.
     waiting: VecDeque<Pdu>,
@@ -90,7 +90,7 @@ pub struct Vc {
 }
 
 /// The RM fields of an RM cell PDU.
-pub fn rm_of(p: &Pdu) -> Option<RmCell> {
+pub(crate) fn rm_of(p: &Pdu) -> Option<RmCell> {
     match p.header {
         Header::Rm(h) => Some(h),
         _ => None,
@@ -99,7 +99,13 @@ pub fn rm_of(p: &Pdu) -> Option<RmCell> {
 
 impl Vc {
     /// An ABR VC with parameters `cfg`.
-    pub fn new(vpi: u16, vci: u16, ends: VcEnds, cfg: AbrConfig, encap: Encapsulation) -> Vc {
+    pub(crate) fn new(
+        vpi: u16,
+        vci: u16,
+        ends: VcEnds,
+        cfg: AbrConfig,
+        encap: Encapsulation,
+    ) -> Vc {
         Vc {
             source: Some(AbrSource::new(cfg)),
             ..Vc::ubr(vpi, vci, ends, encap)
@@ -107,7 +113,7 @@ impl Vc {
     }
 
     /// A UBR VC: no rate control, no RM cells.
-    pub fn ubr(vpi: u16, vci: u16, ends: VcEnds, encap: Encapsulation) -> Vc {
+    pub(crate) fn ubr(vpi: u16, vci: u16, ends: VcEnds, encap: Encapsulation) -> Vc {
         Vc {
             vpi,
             vci,
@@ -128,7 +134,7 @@ impl Vc {
 
     /// This VC's source end will send the BRMs of `other`, the VC coming
     /// the other way between the same end systems.
-    pub fn pair_with(&mut self, other: &Vc) {
+    pub(crate) fn pair_with(&mut self, other: &Vc) {
         assert_eq!(
             (other.ends.src_node, other.ends.dst_node),
             (self.ends.dst_node, self.ends.src_node),
@@ -138,7 +144,7 @@ impl Vc {
     }
 
     /// A BRM of the paired VC, to send in rate (rule 3b).
-    pub fn turn_around(&mut self, brm: RmCell) {
+    pub(crate) fn turn_around(&mut self, brm: RmCell) {
         if let Some(s) = self.source.as_mut() {
             s.turn_around(brm);
         }
@@ -173,19 +179,21 @@ impl Vc {
     }
 
     /// The cell carrying this VC's BRM straight back (an unpaired VC).
-    pub fn brm_cell(&self, now: Time, brm: &RmCell) -> Pdu {
+    #[cfg(test)]
+    pub(crate) fn brm_cell(&self, now: Time, brm: &RmCell) -> Pdu {
         Vc::backward_cell(now, self.ends, self.vci, self.vpi, brm)
     }
 
     /// IP bytes waiting in the segmentation buffer.
-    pub fn buffered_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn buffered_bytes(&self) -> u64 {
         self.buffered_bytes
     }
 
     /// A packet from the layer above joins the segmentation buffer, unless
     /// it is too large for one AAL5 frame: the 16-bit length would wrap and
     /// every frame fail at the destination, so it is refused and counted.
-    pub fn offer(&mut self, packet: Pdu) {
+    pub(crate) fn offer(&mut self, packet: Pdu) {
         self.stats.packets_offered += 1;
         if packet.bytes > self.encap.max_packet_bytes() {
             self.stats.packets_too_large += 1;
@@ -201,7 +209,7 @@ impl Vc {
 
     /// When the source end next sends a cell; never for UBR, whose cells
     /// are all taken (`emit` until `None`) as soon as a packet is offered.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         self.source.as_ref().map_or(Time::NEVER, |s| s.poll_at())
     }
 
@@ -223,7 +231,7 @@ impl Vc {
     }
 
     /// The cell the source end sends at `now`, if one is due.
-    pub fn emit(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn emit(&mut self, now: Time) -> Option<Pdu> {
         let kind = match self.source.as_mut() {
             Some(s) => s.send_cell(now)?,
             None if self.waiting.is_empty() => return None,
@@ -272,7 +280,7 @@ impl Vc {
     }
 
     /// A data or FRM cell of this VC reaches the destination end.
-    pub fn on_destination_cell(&mut self, _now: Time, cell: &Pdu) -> Arrival {
+    pub(crate) fn on_destination_cell(&mut self, _now: Time, cell: &Pdu) -> Arrival {
         if let Some(rm) = rm_of(cell) {
             if rm.dir != RmDir::Forward {
                 return Arrival::Nothing;
@@ -315,7 +323,7 @@ impl Vc {
     }
 
     /// A BRM of this VC reaches the source end.
-    pub fn on_source_cell(&mut self, now: Time, cell: &Pdu) {
+    pub(crate) fn on_source_cell(&mut self, now: Time, cell: &Pdu) {
         if let (Some(rm), Some(s)) = (
             rm_of(cell).filter(|r| r.dir == RmDir::Backward),
             self.source.as_mut(),
@@ -326,22 +334,19 @@ impl Vc {
 
     /// Packets whose cells are all sent and not yet accounted for at the
     /// destination (end-of-run accounting).
-    pub fn packets_in_transit(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn packets_in_transit(&self) -> usize {
         self.in_transit.len()
     }
 
     /// Packets offered and neither delivered, lost, refused, waiting for
     /// their cells to be sent nor in transit: zero unless the VC loses
     /// packets without counting them.
-    pub fn packets_unaccounted(&self) -> i64 {
+    pub(crate) fn packets_unaccounted(&self) -> i64 {
         let s = &self.stats;
         let held = (self.waiting.len() + self.in_transit.len()) as u64;
         s.packets_offered as i64
             - (s.packets_delivered + s.packets_lost + s.packets_too_large + held) as i64
-    }
-
-    pub fn reassembly(&self) -> &super::aal5::ReassemblyStats {
-        &self.reassembler.stats
     }
 }
 

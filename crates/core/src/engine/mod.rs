@@ -1,12 +1,12 @@
 //! The engine: simulated time, the event scheduler, per-component random
 //! number streams and the statistics every model records with.
 
-pub mod check;
-pub mod rng;
-pub mod scheduler;
+pub(crate) mod check;
+pub(crate) mod rng;
+pub(crate) mod scheduler;
 pub mod stats;
-pub mod time;
-pub mod timer;
+pub(crate) mod time;
+pub(crate) mod timer;
 
 pub use check::{Check, ConfigError};
 pub use rng::RngStream;

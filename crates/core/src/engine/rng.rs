@@ -6,7 +6,9 @@
 //! The generator is PCG-64 (MCG variant, O'Neill 2014): fast, small state,
 //! and its output for a given seed is fixed by the crate's portability promise.
 
-use rand::{Rng, RngExt};
+#[cfg(test)]
+use rand::Rng;
+use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma, Geometric, Poisson};
 use rand_pcg::Pcg64Mcg;
 
@@ -45,7 +47,7 @@ impl RngStream {
     }
 
     /// Uniform on [0, 1).
-    pub fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         self.rng.random::<f64>()
     }
 
@@ -73,19 +75,20 @@ impl RngStream {
 
     /// Gamma with integer shape `k` (> 0) and the given scale: the sum of
     /// `k` exponentials with mean `scale`, drawn at once.
-    pub fn gamma(&mut self, k: u64, scale: f64) -> f64 {
+    pub(crate) fn gamma(&mut self, k: u64, scale: f64) -> f64 {
         let d = Gamma::new(k as f64, scale).expect("a positive shape and scale");
         d.sample(&mut self.rng)
     }
 
     /// The number of trials up to and including the first success, each a
     /// success with probability `p` (0 < p ≤ 1): at least 1, mean 1/p.
-    pub fn trials_to_success(&mut self, p: f64) -> u64 {
+    pub(crate) fn trials_to_success(&mut self, p: f64) -> u64 {
         let d = Geometric::new(p).expect("a success probability in (0, 1]");
         1 + d.sample(&mut self.rng)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()
     }
 }

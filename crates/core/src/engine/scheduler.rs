@@ -51,6 +51,7 @@ struct Heap {
 }
 
 impl Heap {
+    #[cfg(test)]
     fn len(&self) -> usize {
         self.v.len()
     }
@@ -148,7 +149,7 @@ impl Scheduler {
         Scheduler::default()
     }
 
-    pub fn add_slot(&mut self) -> Slot {
+    pub(crate) fn add_slot(&mut self) -> Slot {
         self.slots.push(SlotState {
             deadline: NONE,
             seq: 0,
@@ -160,7 +161,7 @@ impl Scheduler {
 
     /// Sets the slot's wake-up to `t`, replacing any earlier request;
     /// `Time::NEVER` cancels it.
-    pub fn schedule(&mut self, slot: Slot, t: Time) {
+    pub(crate) fn schedule(&mut self, slot: Slot, t: Time) {
         if t == Time::NEVER {
             self.cancel(slot);
             return;
@@ -199,19 +200,20 @@ impl Scheduler {
 
     /// Schedules only when `t` differs from the pending wake-up: the common
     /// case of a component whose next event did not move costs nothing.
-    pub fn update(&mut self, slot: Slot, t: Time) {
+    pub(crate) fn update(&mut self, slot: Slot, t: Time) {
         let d = self.slots[slot as usize].deadline;
         if d != t.0 {
             self.schedule(slot, t);
         }
     }
 
-    pub fn cancel(&mut self, slot: Slot) {
+    pub(crate) fn cancel(&mut self, slot: Slot) {
         self.slots[slot as usize].deadline = NONE;
     }
 
     /// The pending wake-up of a slot.
-    pub fn pending(&self, slot: Slot) -> Option<Time> {
+    #[cfg(test)]
+    pub(crate) fn pending(&self, slot: Slot) -> Option<Time> {
         let d = self.slots[slot as usize].deadline;
         (d != NONE).then_some(Time(d))
     }
@@ -250,7 +252,7 @@ impl Scheduler {
     }
 
     /// Time of the next due wake-up, without removing it.
-    pub fn peek_time(&mut self) -> Option<Time> {
+    pub(crate) fn peek_time(&mut self) -> Option<Time> {
         self.drop_popped();
         // Settle stale and postponed entries so the top is a real wake-up.
         loop {
@@ -280,7 +282,8 @@ impl Scheduler {
     }
 
     /// Number of entries in the heap, live or stale (for memory checks).
-    pub fn heap_len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn heap_len(&self) -> usize {
         self.heap.len() - usize::from(self.popped_top)
     }
 }

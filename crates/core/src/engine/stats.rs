@@ -7,7 +7,7 @@
 /// instruction instead of x86-64's emulated unsigned conversion, which
 /// showed in the profile of every queue update.
 #[inline(always)]
-pub fn ps_to_f64(ps: u64) -> f64 {
+pub(crate) fn ps_to_f64(ps: u64) -> f64 {
     debug_assert!(ps < 1 << 63);
     ps as i64 as f64
 }
@@ -65,13 +65,13 @@ impl TimeAverage {
 /// times of a lossless ping-pong.
 #[derive(Clone, Debug, Default)]
 pub struct Summary {
-    pub tally: Tally,
+    pub(crate) tally: Tally,
     mean: f64,
     m2: f64,
 }
 
 impl Summary {
-    pub fn add(&mut self, x: f64) {
+    pub(crate) fn add(&mut self, x: f64) {
         self.tally.add(x);
         let d = x - self.mean;
         self.mean += d / self.tally.n as f64;
@@ -89,7 +89,7 @@ impl Summary {
     /// Population variance (n in the denominator): the spread of the
     /// values themselves rather than an estimate for a wider population;
     /// 0 for one value, NaN for none.
-    pub fn population_variance(&self) -> f64 {
+    pub(crate) fn population_variance(&self) -> f64 {
         if self.tally.n == 0 {
             f64::NAN
         } else {
@@ -102,7 +102,7 @@ impl Summary {
 
     /// Adds another sample's figures, as if its values had been added
     /// here (Chan, Golub and LeVeque's pairwise update of the variance).
-    pub fn merge(&mut self, o: &Summary) {
+    pub(crate) fn merge(&mut self, o: &Summary) {
         if o.tally.n == 0 {
             return;
         }
@@ -120,7 +120,7 @@ impl Summary {
 /// Welford's update costs a division each time for a figure none of them
 /// reports.
 #[derive(Clone, Debug)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub n: u64,
     pub sum: f64,
     pub min: f64,
@@ -140,7 +140,7 @@ impl Default for Tally {
 
 impl Tally {
     #[inline]
-    pub fn add(&mut self, x: f64) {
+    pub(crate) fn add(&mut self, x: f64) {
         self.n += 1;
         self.sum += x;
         self.min = self.min.min(x);
@@ -149,7 +149,7 @@ impl Tally {
 
     /// sum / n, kept within [min, max] (where the true mean lies) against
     /// the rounding of the f64 sum; NaN when empty.
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -157,7 +157,7 @@ impl Tally {
         }
     }
 
-    pub fn merge(&mut self, o: &Tally) {
+    pub(crate) fn merge(&mut self, o: &Tally) {
         self.n += o.n;
         self.sum += o.sum;
         self.min = self.min.min(o.min);
@@ -274,7 +274,7 @@ impl Histogram {
 
     /// The mean's excess over the minimum (a delay's mean jitter): never
     /// negative and never above max - min; NaN when empty.
-    pub fn mean_above_min(&self) -> f64 {
+    pub(crate) fn mean_above_min(&self) -> f64 {
         if self.n == 0 {
             return f64::NAN;
         }
@@ -283,7 +283,7 @@ impl Histogram {
     }
 
     /// Adds another histogram's values.
-    pub fn merge(&mut self, o: &Histogram) {
+    pub(crate) fn merge(&mut self, o: &Histogram) {
         if o.counts.len() > self.counts.len() {
             self.counts.resize(o.counts.len(), 0);
         }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
-pub const PS_PER_S: u64 = 1_000_000_000_000;
+pub(crate) const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// An instant of simulated (or emulated) time, in picoseconds since start.
 /// In a scenario description it is the plain integer (keys ending `_ps`).
@@ -28,7 +28,7 @@ pub struct Duration(pub u64);
 impl Time {
     pub const ZERO: Time = Time(0);
     /// Stands for "never" in wake-up computations.
-    pub const NEVER: Time = Time(u64::MAX);
+    pub(crate) const NEVER: Time = Time(u64::MAX);
 
     pub fn from_secs_f64(s: f64) -> Time {
         Time(secs_to_ps(s))
@@ -102,25 +102,25 @@ impl fmt::Display for Time {
 /// A transmission rate in bits per second.
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
 pub struct Rate {
-    pub bps: f64,
+    pub(crate) bps: f64,
 }
 
 impl Rate {
-    pub fn from_bps(bps: f64) -> Rate {
+    pub(crate) fn from_bps(bps: f64) -> Rate {
         Rate { bps }
     }
     /// Serialisation time of `bytes` at this rate, rounded to the nearest
     /// picosecond (the rounding error, < 0.5 ps per PDU, never accumulates
     /// because each transmission is timed from its own start).
-    pub fn tx_time(self, bytes: u32) -> Duration {
+    pub(crate) fn tx_time(self, bytes: u32) -> Duration {
         self.tx_time_bits(bytes as f64 * 8.0)
     }
-    pub fn tx_time_bits(self, bits: f64) -> Duration {
+    pub(crate) fn tx_time_bits(self, bits: f64) -> Duration {
         debug_assert!(self.bps > 0.0);
         Duration((bits * PS_PER_S as f64 / self.bps).round() as u64)
     }
     /// Bits sent at this rate during `d`.
-    pub fn bits_in(self, d: Duration) -> f64 {
+    pub(crate) fn bits_in(self, d: Duration) -> f64 {
         self.bps * d.0 as f64 / PS_PER_S as f64
     }
 }

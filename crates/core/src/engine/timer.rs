@@ -16,19 +16,15 @@ impl Timer {
     }
 
     /// Arms (or re-arms) the timer to expire `after` from `now`.
-    pub fn arm(&mut self, now: Time, after: Duration) {
+    pub(crate) fn arm(&mut self, now: Time, after: Duration) {
         self.deadline = Some(now + after);
     }
 
-    pub fn arm_at(&mut self, at: Time) {
-        self.deadline = Some(at);
-    }
-
-    pub fn cancel(&mut self) {
+    pub(crate) fn cancel(&mut self) {
         self.deadline = None;
     }
 
-    pub fn is_armed(&self) -> bool {
+    pub(crate) fn is_armed(&self) -> bool {
         self.deadline.is_some()
     }
 
@@ -38,7 +34,7 @@ impl Timer {
     }
 
     /// True once, when the timer has expired by `now`; it is then disarmed.
-    pub fn fire(&mut self, now: Time) -> bool {
+    pub(crate) fn fire(&mut self, now: Time) -> bool {
         match self.deadline {
             Some(t) if t <= now => {
                 self.deadline = None;
@@ -50,7 +46,8 @@ impl Timer {
 }
 
 /// The earliest deadline of several timers.
-pub fn earliest(timers: &[Timer]) -> Time {
+#[cfg(test)]
+pub(crate) fn earliest(timers: &[Timer]) -> Time {
     timers
         .iter()
         .map(Timer::deadline)

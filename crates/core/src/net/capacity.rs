@@ -120,7 +120,7 @@ impl CapacityConfig {
     }
 
     /// The rate of a constant capacity, `None` if it varies.
-    pub fn constant_rate(&self) -> Option<f64> {
+    pub(crate) fn constant_rate(&self) -> Option<f64> {
         match self {
             CapacityConfig::Constant { rate_bps } => Some(*rate_bps),
             _ => None,
@@ -204,7 +204,7 @@ pub struct Trace {
 pub struct Chain {
     pub rates: [f64; 2],
     /// Mean time in each state.
-    pub mean_holding: [Duration; 2],
+    pub(crate) mean_holding: [Duration; 2],
     /// Discrete time: changes only at multiples of this step.
     pub step: Option<Duration>,
 }
@@ -259,7 +259,7 @@ impl CapacityProcess {
         }
     }
 
-    pub fn trace(trace: Trace) -> CapacityProcess {
+    pub(crate) fn trace(trace: Trace) -> CapacityProcess {
         CapacityProcess::Trace {
             trace,
             index: 0,
@@ -278,7 +278,7 @@ impl CapacityProcess {
     }
 
     /// When the capacity next changes, `Time::NEVER` if it never does.
-    pub fn next_change(&self) -> Time {
+    pub(crate) fn next_change(&self) -> Time {
         match self {
             CapacityProcess::Constant(_) => Time::NEVER,
             CapacityProcess::Markov { next_change, .. } => *next_change,
@@ -308,7 +308,7 @@ impl CapacityProcess {
     }
 
     /// The slot schedule of a slotted capacity, to give it new plans.
-    pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
+    pub(crate) fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
         match self {
             CapacityProcess::Slotted(s) => Some(s),
             _ => None,

@@ -7,35 +7,31 @@ use super::pdu::Pdu;
 use crate::engine::{Duration, Time};
 use std::collections::VecDeque;
 
-pub struct DelayLine {
+pub(crate) struct DelayLine {
     delay: Duration,
     in_flight: VecDeque<(Time, Pdu)>,
 }
 
 impl DelayLine {
-    pub fn new(delay: Duration) -> DelayLine {
+    pub(crate) fn new(delay: Duration) -> DelayLine {
         DelayLine {
             delay,
             in_flight: VecDeque::new(),
         }
     }
 
-    pub fn delay(&self) -> Duration {
-        self.delay
-    }
-
     /// A PDU whose last bit left the transmitter at `now`.
-    pub fn push(&mut self, now: Time, p: Pdu) {
+    pub(crate) fn push(&mut self, now: Time, p: Pdu) {
         self.in_flight.push_back((now + self.delay, p));
     }
 
     /// Arrival time of the head, `Time::NEVER` when empty.
-    pub fn head_arrival(&self) -> Time {
+    pub(crate) fn head_arrival(&self) -> Time {
         self.in_flight.front().map_or(Time::NEVER, |(t, _)| *t)
     }
 
     /// The head, if it has arrived by `now`.
-    pub fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
         match self.in_flight.front() {
             Some((t, _)) if *t <= now => {
                 prefetch(self.in_flight.get(PREFETCH_AHEAD));
@@ -45,15 +41,7 @@ impl DelayLine {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.in_flight.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.in_flight.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &Pdu> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Pdu> {
         self.in_flight.iter().map(|(_, p)| p)
     }
 }

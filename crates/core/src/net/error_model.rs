@@ -21,7 +21,7 @@ pub struct ErrorModel {
 
 /// Every `every`-th PDU lost, the first being the `first`-th.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Periodic {
+pub(crate) struct Periodic {
     every: u64,
     first: u64,
     count: u64,
@@ -29,7 +29,7 @@ pub struct Periodic {
 }
 
 impl Periodic {
-    pub fn new(every: u64, first: u64) -> Periodic {
+    pub(crate) fn new(every: u64, first: u64) -> Periodic {
         assert!(every > 0 && first > 0);
         Periodic {
             every,
@@ -66,19 +66,20 @@ impl ErrorModel {
     }
 
     /// Also loses the PDUs numbered (from 1) in `numbers`.
-    pub fn with_list(mut self, numbers: &[u64]) -> ErrorModel {
+    pub(crate) fn with_list(mut self, numbers: &[u64]) -> ErrorModel {
         self.listed = numbers.to_vec();
         self.listed.sort_unstable_by(|a, b| b.cmp(a));
         self
     }
 
     /// Also loses PDUs in a fixed pattern.
-    pub fn with_periodic(mut self, p: Periodic) -> ErrorModel {
+    pub(crate) fn with_periodic(mut self, p: Periodic) -> ErrorModel {
         self.periodic = Some(p);
         self
     }
 
-    pub fn is_active(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_active(&self) -> bool {
         self.ln_bit_ok != 0.0
             || self.loss > 0.0
             || self.periodic.is_some()
@@ -86,14 +87,14 @@ impl ErrorModel {
     }
 
     /// Probability that a PDU of `bytes` is lost.
-    pub fn loss_probability(&self, bytes: u32) -> f64 {
+    pub(crate) fn loss_probability(&self, bytes: u32) -> f64 {
         let survive_bits = (self.ln_bit_ok * 8.0 * bytes as f64).exp();
         1.0 - survive_bits * (1.0 - self.loss)
     }
 
     /// Draws whether this PDU is lost. Draws nothing when there are no
     /// errors, so an error-free link leaves its stream untouched.
-    pub fn corrupts(&mut self, bytes: u32) -> bool {
+    pub(crate) fn corrupts(&mut self, bytes: u32) -> bool {
         self.count += 1;
         if self.listed.last() == Some(&self.count) {
             self.listed.pop();

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Bytes of a feedback PDU on the wire (one cell, as an RM cell).
-pub const FEEDBACK_BYTES: u32 = 53;
+pub(crate) const FEEDBACK_BYTES: u32 = 53;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -116,7 +116,7 @@ pub struct ExplicitRatePort {
     last_bits: f64,
     next: Time,
     /// The rate last fed back to each source (bits/s of the link's wire).
-    pub fed_back_bps: Vec<f64>,
+    pub(crate) fed_back_bps: Vec<f64>,
     pub intervals: u64,
 }
 
@@ -134,7 +134,7 @@ impl ExplicitRatePort {
         }
     }
 
-    pub fn add_source(&mut self, s: Source) {
+    pub(crate) fn add_source(&mut self, s: Source) {
         if self.cfg.scheme == Scheme::Effcap {
             self.keep = self.keep.max(s.block + s.blocks - 1);
         }
@@ -147,7 +147,7 @@ impl ExplicitRatePort {
     }
 
     /// The link's average capacity over the last interval (bits/s).
-    pub fn instcap_bps(&self) -> f64 {
+    pub(crate) fn instcap_bps(&self) -> f64 {
         let secs = self.cfg.interval.as_secs_f64();
         self.samples.back().map_or(f64::NAN, |b| b * 8.0 / secs)
     }

@@ -6,10 +6,10 @@ use serde::{Deserialize, Serialize};
 
 /// IEEE 802.3: 7 bytes of preamble and the start-of-frame delimiter, the
 /// 14-byte MAC header, the 4-byte FCS and the 12-byte inter-frame gap.
-pub const ETHERNET_OVERHEAD_BYTES: u32 = 8 + 14 + 4 + 12;
+pub(crate) const ETHERNET_OVERHEAD_BYTES: u32 = 8 + 14 + 4 + 12;
 /// IEEE 802.3: a frame carries at least 46 bytes of payload (64-byte
 /// minimum frame), padded when the packet is shorter.
-pub const ETHERNET_MIN_PAYLOAD_BYTES: u32 = 46;
+pub(crate) const ETHERNET_MIN_PAYLOAD_BYTES: u32 = 46;
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -36,7 +36,7 @@ const CELL_BYTES: u32 = 53;
 
 impl Framing {
     /// Bytes on the wire for a PDU of `bytes`.
-    pub fn wire_bytes(self, bytes: u32) -> u32 {
+    pub(crate) fn wire_bytes(self, bytes: u32) -> u32 {
         match self {
             Framing::None => bytes,
             Framing::Ethernet => bytes.max(ETHERNET_MIN_PAYLOAD_BYTES) + ETHERNET_OVERHEAD_BYTES,

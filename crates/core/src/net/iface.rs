@@ -36,7 +36,7 @@ impl Outbox {
     }
 
     /// Sends `pdu` from `node` into the network.
-    pub fn route(&mut self, node: u32, pdu: Pdu) {
+    pub(crate) fn route(&mut self, node: u32, pdu: Pdu) {
         self.push(Via::Node(node), pdu);
     }
 
@@ -50,6 +50,7 @@ impl Outbox {
 
     /// Takes the PDUs out in the order they were sent; the outbox keeps its
     /// memory for the next call.
+    #[cfg(test)]
     pub fn drain(&mut self) -> std::vec::Drain<'_, (Via, Pdu)> {
         self.items.drain(..)
     }
@@ -62,12 +63,8 @@ impl Outbox {
         self.items[i]
     }
 
-    pub fn truncate(&mut self, len: usize) {
+    pub(crate) fn truncate(&mut self, len: usize) {
         self.items.truncate(len);
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &(Via, Pdu)> {
-        self.items.iter()
     }
 }
 

@@ -12,7 +12,7 @@ use super::capacity::CapacityProcess;
 use super::delay_line::DelayLine;
 use super::error_model::ErrorModel;
 use super::framing::Framing;
-pub use super::link_stats::LinkStats;
+pub(crate) use super::link_stats::LinkStats;
 use super::pdu::Pdu;
 use super::queue::{Queue, Verdict};
 use super::slot_schedule::SlotSchedule;
@@ -117,7 +117,7 @@ impl Link {
 
     /// The link with this framing: every PDU is sent, and exposed to bit
     /// errors, at its size on the wire; `tx_bytes` counts wire bytes.
-    pub fn with_framing(mut self, framing: Framing) -> Link {
+    pub(crate) fn with_framing(mut self, framing: Framing) -> Link {
         self.framing = framing;
         self
     }
@@ -128,7 +128,7 @@ impl Link {
 
     /// Replaces the capacity process before the run starts (a DVB-RCS
     /// channel giving its terminals' uplinks their slots).
-    pub fn set_capacity(&mut self, capacity: CapacityProcess) {
+    pub(crate) fn set_capacity(&mut self, capacity: CapacityProcess) {
         debug_assert!(self.in_service.is_none() && self.stats.arrival_bytes == 0);
         self.rate = capacity.rate();
         self.next_change = capacity.next_change();
@@ -140,7 +140,7 @@ impl Link {
     /// runs of later epochs (a TBTP). Plans only ever concern epochs not
     /// yet begun and every epoch boundary is a change instant, so the
     /// cached rate and next change stay right.
-    pub fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
+    pub(crate) fn slots_mut(&mut self) -> Option<&mut SlotSchedule> {
         self.capacity.slots_mut()
     }
 
@@ -154,10 +154,6 @@ impl Link {
 
     pub fn queue(&self) -> &Queue {
         &self.queue
-    }
-
-    pub fn delay_line(&self) -> &DelayLine {
-        &self.line
     }
 
     fn transmitting(&self, now: Time) -> bool {
@@ -232,14 +228,14 @@ impl Link {
     /// due at `now` and returns the first PDU arriving at the far end; the
     /// caller takes any others with `pop_arrived`.
     #[inline]
-    pub fn poll_one(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll_one(&mut self, now: Time) -> Option<Pdu> {
         self.catch_up(now);
         self.line.pop_arrived(now)
     }
 
     /// The next PDU arriving at the far end by `now`, after `poll_one`.
     #[inline]
-    pub fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
         self.line.pop_arrived(now)
     }
 
@@ -346,7 +342,7 @@ impl Link {
     /// Books a fixed-rate transmission that has ended by `now`. Called
     /// before the link changes or its statistics are read.
     #[inline]
-    pub fn settle(&mut self, now: Time) {
+    pub(crate) fn settle(&mut self, now: Time) {
         if let Some(c) = self.committed {
             if c.end <= now {
                 self.committed = None;
@@ -366,7 +362,7 @@ impl Link {
     /// Bits of delivered PDUs sent up to `now`, counting the part of the
     /// transmission in progress already on the wire, so that a rate measured
     /// over an interval shorter than one PDU never exceeds the link rate.
-    pub fn tx_bits_at(&self, now: Time) -> f64 {
+    pub(crate) fn tx_bits_at(&self, now: Time) -> f64 {
         let done = self.stats.tx_bytes as f64 * 8.0;
         let partial = if let Some(c) = self.committed.filter(|c| !c.errored && c.end > now) {
             let frac = now.since(c.started).ps() as f64 / c.end.since(c.started).ps() as f64;
@@ -384,7 +380,7 @@ impl Link {
     /// could have sent, busy or not (the effcap study's instcap is its
     /// increase over a measurement interval, divided by the interval). The
     /// link must have been advanced to `now`.
-    pub fn capacity_bits_at(&self, now: Time) -> f64 {
+    pub(crate) fn capacity_bits_at(&self, now: Time) -> f64 {
         debug_assert!(self.next_change >= now);
         self.capacity_bits + self.rate.bits_in(now.since(self.capacity_since))
     }
@@ -392,7 +388,7 @@ impl Link {
     /// Time spent transmitting up to `now` (a PDU held at zero capacity is
     /// not being transmitted), counting the elapsed part of a transmission
     /// in progress: for utilisation at the end of a run.
-    pub fn busy_ps_at(&self, now: Time) -> u64 {
+    pub(crate) fn busy_ps_at(&self, now: Time) -> u64 {
         let current = if let Some(c) = self.committed.filter(|c| c.end > now) {
             now.since(c.started).ps()
         } else if let Some(s) = self.in_service.as_ref().filter(|_| self.rate().bps > 0.0) {
@@ -436,18 +432,18 @@ impl Link {
 
     /// Whether PDUs were lost to errors since `take_errored` last ran.
     #[inline]
-    pub fn has_errored(&self) -> bool {
+    pub(crate) fn has_errored(&self) -> bool {
         !self.errored.is_empty()
     }
 
     /// PDUs lost to errors that `take_errored` has not taken yet.
-    pub fn pending_errors(&self) -> u64 {
+    pub(crate) fn pending_errors(&self) -> u64 {
         self.errored.len() as u64
     }
 
     /// The flows of the PDUs lost to errors since the last call, one entry
     /// per PDU (a PDU counts as lost once its last bit has left).
-    pub fn take_errored(&mut self, mut f: impl FnMut(u32)) {
+    pub(crate) fn take_errored(&mut self, mut f: impl FnMut(u32)) {
         for flow in self.errored.drain(..) {
             f(flow);
         }
@@ -456,7 +452,7 @@ impl Link {
     /// Calls `f` for every PDU still inside the link (end-of-run accounting):
     /// waiting, on the wire (an errored one included until its last bit has
     /// left), or propagating.
-    pub fn for_each_held(&self, mut f: impl FnMut(&Pdu)) {
+    pub(crate) fn for_each_held(&self, mut f: impl FnMut(&Pdu)) {
         self.queue.for_each_waiting(&mut f);
         if let Some(s) = &self.in_service {
             f(&s.pdu);

@@ -10,27 +10,27 @@ pub struct LinkStats {
     /// PDUs offered to the link (queued, sent directly or dropped).
     pub arrivals: u64,
     /// Their bytes (what a DVB-RCS terminal measures for its requests).
-    pub arrival_bytes: u64,
+    pub(crate) arrival_bytes: u64,
     pub tx_packets: u64,
     /// Bytes on the wire, the link's framing included.
-    pub tx_bytes: u64,
+    pub(crate) tx_bytes: u64,
     pub drops: u64,
     pub drops_clp: u64,
     /// PDUs lost to bit errors or per-PDU loss.
     pub errors: u64,
-    pub busy_ps: u64,
+    pub(crate) busy_ps: u64,
     pub queue_packets: TimeAverage,
-    pub queue_bytes: TimeAverage,
+    pub(crate) queue_bytes: TimeAverage,
     /// Waiting plus the one in transmission.
-    pub system_packets: TimeAverage,
+    pub(crate) system_packets: TimeAverage,
     /// Time from enqueue to start of transmission, ps.
     pub wait: Histogram,
     /// Delivered transmissions by priority level (0 = high, e.g. ATM VBR;
     /// 1 = low, e.g. ABR), for per-class port statistics.
-    pub tx_packets_by_priority: [u64; 2],
-    pub tx_bytes_by_priority: [u64; 2],
+    pub(crate) tx_packets_by_priority: [u64; 2],
+    pub(crate) tx_bytes_by_priority: [u64; 2],
     /// Largest number waiting at each priority level.
-    pub queue_max_by_priority: [u64; 2],
+    pub(crate) queue_max_by_priority: [u64; 2],
 }
 
 impl LinkStats {
@@ -47,7 +47,13 @@ impl LinkStats {
     /// The queue holds `waiting` PDUs of `waiting_bytes` from `now` on,
     /// with one more in transmission when `busy`.
     #[inline]
-    pub fn queue_changed(&mut self, now: Time, waiting: u64, waiting_bytes: u64, busy: bool) {
+    pub(crate) fn queue_changed(
+        &mut self,
+        now: Time,
+        waiting: u64,
+        waiting_bytes: u64,
+        busy: bool,
+    ) {
         self.queue_packets.set(now.ps(), waiting as f64);
         self.queue_bytes.set(now.ps(), waiting_bytes as f64);
         self.system_packets

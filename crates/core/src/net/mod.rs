@@ -4,20 +4,20 @@
 //! host to the network.
 
 pub mod capacity;
-pub mod delay_line;
+pub(crate) mod delay_line;
 pub mod error_model;
 pub mod explicit_rate;
 pub mod framing;
-pub mod iface;
-pub mod link;
-pub mod link_stats;
-pub mod node;
-pub mod pdu;
-pub mod port;
+pub(crate) mod iface;
+pub(crate) mod link;
+pub(crate) mod link_stats;
+pub(crate) mod node;
+pub(crate) mod pdu;
+pub(crate) mod port;
 pub mod queue;
-pub mod quick_start;
-pub mod shaper;
-pub mod slot_schedule;
+pub(crate) mod quick_start;
+pub(crate) mod shaper;
+pub(crate) mod slot_schedule;
 
 pub use iface::{Iface, Outbox, Via};
 pub use link::Link;

@@ -53,14 +53,14 @@ impl Node {
     }
 
     /// Packets of `flow` reaching this node go to `agent` from now on.
-    pub fn hand_off(&mut self, flow: u32, agent: AgentAddr) {
+    pub(crate) fn hand_off(&mut self, flow: u32, agent: AgentAddr) {
         self.hand_offs.retain(|&(f, _)| f != flow);
         self.hand_offs.push((flow, agent));
     }
 
     /// The agent that takes the packets of `flow` at this node, if any.
     #[inline]
-    pub fn hand_off_for(&self, flow: u32) -> Option<AgentAddr> {
+    pub(crate) fn hand_off_for(&self, flow: u32) -> Option<AgentAddr> {
         if self.hand_offs.is_empty() {
             return None;
         }
@@ -70,7 +70,7 @@ impl Node {
             .map(|&(_, a)| a)
     }
 
-    pub fn set_route(&mut self, dst: u32, link: u32) {
+    pub(crate) fn set_route(&mut self, dst: u32, link: u32) {
         match &mut self.routes {
             Routes::Dense(table) => table[dst as usize] = link,
             Routes::Sparse(pairs) => match pairs.binary_search_by_key(&dst, |&(d, _)| d) {
@@ -80,7 +80,7 @@ impl Node {
         }
     }
 
-    pub fn next_hop(&self, dst: u32) -> Next {
+    pub(crate) fn next_hop(&self, dst: u32) -> Next {
         if dst == self.id {
             return Next::Local;
         }

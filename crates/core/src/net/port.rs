@@ -67,7 +67,7 @@ pub trait Port {
 /// the queue. A later stage that refuses a released PDU has it counted as
 /// discarded.
 pub struct PortChain<P: Port> {
-    pub stages: Vec<P>,
+    pub(crate) stages: Vec<P>,
     /// Scratch for what a stage releases, reused between calls.
     scratch: Vec<Pdu>,
 }
@@ -171,7 +171,7 @@ pub(crate) mod testing {
     /// What a port's handlers borrow, for tests: a link of `rate_bps` with
     /// a ten-packet queue, and the buffers the port sends, releases and
     /// discards into.
-    pub struct Bench {
+    pub(crate) struct Bench {
         pub link: Link,
         pub out: Outbox,
         pub release: Vec<Pdu>,
@@ -179,7 +179,7 @@ pub(crate) mod testing {
     }
 
     impl Bench {
-        pub fn new(rate_bps: f64) -> Bench {
+        pub(crate) fn new(rate_bps: f64) -> Bench {
             Bench {
                 link: Link::new(
                     0,
@@ -196,7 +196,7 @@ pub(crate) mod testing {
         }
 
         /// The handlers' context at `now`.
-        pub fn cx(&mut self, now: Time) -> PortCx<'_> {
+        pub(crate) fn cx(&mut self, now: Time) -> PortCx<'_> {
             PortCx {
                 now,
                 link: &self.link,
@@ -208,7 +208,7 @@ pub(crate) mod testing {
     }
 
     /// Holds up to `limit` PDUs, drops the rest, and releases one per `gap`.
-    pub struct Spacer {
+    pub(crate) struct Spacer {
         gap: Duration,
         limit: usize,
         held: VecDeque<Pdu>,
@@ -216,7 +216,7 @@ pub(crate) mod testing {
     }
 
     impl Spacer {
-        pub fn new(gap: Duration, limit: usize) -> Spacer {
+        pub(crate) fn new(gap: Duration, limit: usize) -> Spacer {
             Spacer {
                 gap,
                 limit,

@@ -21,12 +21,12 @@ use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 /// The lowest rate the option encodes, N = 1 (bits/s).
-pub const QS_RATE_UNIT_BPS: f64 = 40_000.0;
+pub(crate) const QS_RATE_UNIT_BPS: f64 = 40_000.0;
 /// The highest rate code.
-pub const QS_RATE_MAX_CODE: u8 = 15;
+pub(crate) const QS_RATE_MAX_CODE: u8 = 15;
 
 /// The rate of code `n` (bits/s): 0 for 0, else 40 kb/s × 2^n.
-pub fn rate_of_code(n: u8) -> f64 {
+pub(crate) fn rate_of_code(n: u8) -> f64 {
     if n == 0 {
         0.0
     } else {
@@ -36,7 +36,7 @@ pub fn rate_of_code(n: u8) -> f64 {
 
 /// The largest code whose rate does not exceed `bps`: how a sender encodes
 /// what it wants and how a router rounds down what it can approve.
-pub fn code_at_most(bps: f64) -> u8 {
+pub(crate) fn code_at_most(bps: f64) -> u8 {
     (1..=QS_RATE_MAX_CODE)
         .rev()
         .find(|&n| rate_of_code(n) <= bps * (1.0 + 1e-12))
@@ -49,8 +49,8 @@ pub fn code_at_most(bps: f64) -> u8 {
 /// (the TTL check of §4.4, reduced to a flag a non-QS router clears).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct QsOption {
-    pub rate_code: u8,
-    pub every_router: bool,
+    pub(crate) rate_code: u8,
+    pub(crate) every_router: bool,
 }
 
 impl QsOption {
@@ -66,7 +66,7 @@ impl QsOption {
     }
 
     /// Approved by the whole path.
-    pub fn approved(&self) -> bool {
+    pub(crate) fn approved(&self) -> bool {
         self.every_router && self.rate_code > 0
     }
 }
@@ -76,23 +76,23 @@ impl QsOption {
 pub struct QsRouterConfig {
     /// Approve only while use stays below this fraction of the capacity.
     #[serde(default = "default_qs_thresh")]
-    pub qs_thresh: f64,
+    pub(crate) qs_thresh: f64,
     /// Intervals over which approvals are remembered (M).
     #[serde(default = "default_memory_intervals")]
-    pub memory_intervals: u32,
+    pub(crate) memory_intervals: u32,
     /// Length of one interval.
     #[serde(rename = "state_delay_ps")]
-    pub state_delay: Duration,
+    pub(crate) state_delay: Duration,
 }
 
 /// The tfrc-dama paper's threshold (appendix A: free capacity of at least
 /// 20 %).
-pub fn default_qs_thresh() -> f64 {
+pub(crate) fn default_qs_thresh() -> f64 {
     0.8
 }
 
 /// The tfrc-dama paper's M.
-pub fn default_memory_intervals() -> u32 {
+pub(crate) fn default_memory_intervals() -> u32 {
     2
 }
 
@@ -115,7 +115,7 @@ impl Check for QsRouterConfig {
 
 /// A QS router's memory of what it approved.
 #[derive(Clone, Debug)]
-pub struct QsRouter {
+pub(crate) struct QsRouter {
     cfg: QsRouterConfig,
     /// Approved bits/s per interval, newest first; `memory_intervals` long.
     approved: Vec<f64>,
@@ -126,7 +126,7 @@ pub struct QsRouter {
 }
 
 impl QsRouter {
-    pub fn new(cfg: QsRouterConfig) -> QsRouter {
+    pub(crate) fn new(cfg: QsRouterConfig) -> QsRouter {
         QsRouter {
             approved: vec![0.0; cfg.memory_intervals as usize],
             cfg,
@@ -137,7 +137,7 @@ impl QsRouter {
     }
 
     /// Approvals still remembered at `now` (bits/s).
-    pub fn recently_approved(&mut self, now: Time) -> f64 {
+    pub(crate) fn recently_approved(&mut self, now: Time) -> f64 {
         self.forget_until(now);
         self.approved.iter().sum()
     }
@@ -145,7 +145,7 @@ impl QsRouter {
     /// Decides on a request for `requested_bps` over a channel of
     /// `capacity_bps` of which `free_bps` was free at the last observation;
     /// returns the approved rate (0: refused), a value of the rate table.
-    pub fn decide(
+    pub(crate) fn decide(
         &mut self,
         now: Time,
         requested_bps: f64,
@@ -166,7 +166,13 @@ impl QsRouter {
     }
 
     /// A router on the path: lowers the option's rate to what it approves.
-    pub fn process(&mut self, now: Time, opt: &mut QsOption, capacity_bps: f64, free_bps: f64) {
+    pub(crate) fn process(
+        &mut self,
+        now: Time,
+        opt: &mut QsOption,
+        capacity_bps: f64,
+        free_bps: f64,
+    ) {
         if opt.rate_code == 0 {
             return;
         }

@@ -16,7 +16,7 @@ use crate::engine::{Rate, Time};
 use std::collections::VecDeque;
 
 #[derive(Debug)]
-pub struct Shaper {
+pub(crate) struct Shaper {
     framing: Framing,
     rate: Rate,
     queue: VecDeque<Pdu>,
@@ -27,18 +27,18 @@ pub struct Shaper {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct ShaperStats {
+pub(crate) struct ShaperStats {
     pub packets: u64,
     pub bytes: u64,
-    pub max_queue: u64,
-    pub rate_changes: u64,
+    pub(crate) max_queue: u64,
+    pub(crate) rate_changes: u64,
     /// ∫ queue length dt in packet·ps, for the mean backlog.
     queue_area: f64,
     queue_since: Time,
 }
 
 impl Shaper {
-    pub fn new(framing: Framing, initial_rate_bps: f64) -> Shaper {
+    pub(crate) fn new(framing: Framing, initial_rate_bps: f64) -> Shaper {
         Shaper {
             framing,
             rate: Rate::from_bps(initial_rate_bps),
@@ -49,24 +49,16 @@ impl Shaper {
         }
     }
 
-    pub fn rate_bps(&self) -> f64 {
+    pub(crate) fn rate_bps(&self) -> f64 {
         self.rate.bps
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
-
-    pub fn held(&self) -> impl Iterator<Item = &Pdu> {
-        self.queue.iter()
-    }
-
     /// Mean backlog in packets from time 0 to `now`.
-    pub fn mean_queue(&self, now: Time) -> f64 {
+    pub(crate) fn mean_queue(&self, now: Time) -> f64 {
         let area = self.stats.queue_area
             + self.queue.len() as f64 * now.since(self.stats.queue_since).ps() as f64;
         if now.ps() == 0 {
@@ -82,7 +74,7 @@ impl Shaper {
         self.stats.queue_since = now;
     }
 
-    pub fn enqueue(&mut self, now: Time, p: Pdu) {
+    pub(crate) fn enqueue(&mut self, now: Time, p: Pdu) {
         self.account_queue(now);
         if self.queue.is_empty() {
             self.head_bits = self.wire_bits(&p);
@@ -94,7 +86,7 @@ impl Shaper {
 
     /// When the head packet's last bit is served; `Time::NEVER` when the
     /// buffer is empty or the rate is zero.
-    pub fn next_departure(&self) -> Time {
+    pub(crate) fn next_departure(&self) -> Time {
         if self.queue.is_empty() || self.rate.bps <= 0.0 {
             return Time::NEVER;
         }
@@ -102,7 +94,7 @@ impl Shaper {
     }
 
     /// The head packet, if it has been served by `now`.
-    pub fn depart(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn depart(&mut self, now: Time) -> Option<Pdu> {
         if self.next_departure() > now {
             return None;
         }
@@ -116,7 +108,7 @@ impl Shaper {
     }
 
     /// A new explicit rate: the head's remaining bits go at it from now.
-    pub fn set_rate(&mut self, now: Time, rate_bps: f64) {
+    pub(crate) fn set_rate(&mut self, now: Time, rate_bps: f64) {
         if !self.queue.is_empty() {
             let served = self.rate.bits_in(now.since(self.since));
             self.head_bits = (self.head_bits - served).max(0.0);

@@ -28,8 +28,8 @@ pub struct SlotRun {
 pub struct SlotGrid {
     pub rate_bps: f64,
     pub slot: Duration,
-    pub slots_per_period: u32,
-    pub periods_per_epoch: u32,
+    pub(crate) slots_per_period: u32,
+    pub(crate) periods_per_epoch: u32,
 }
 
 impl SlotGrid {
@@ -42,7 +42,7 @@ impl SlotGrid {
     }
 
     /// The index of the epoch holding `t`.
-    pub fn epoch_of(&self, t: Time) -> u64 {
+    pub(crate) fn epoch_of(&self, t: Time) -> u64 {
         t.ps() / self.epoch().ps()
     }
 }
@@ -102,7 +102,7 @@ impl SlotSchedule {
         }
     }
 
-    pub fn next_change(&self) -> Time {
+    pub(crate) fn next_change(&self) -> Time {
         self.next_change
     }
 

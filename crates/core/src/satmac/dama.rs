@@ -35,16 +35,16 @@ use serde::{Deserialize, Serialize};
 pub struct DamaConfig {
     /// Eq. (2)'s a.
     #[serde(default = "one")]
-    pub release_a: f64,
+    pub(crate) release_a: f64,
     /// Eq. (2)'s b.
     #[serde(default = "half")]
-    pub release_b: f64,
+    pub(crate) release_b: f64,
     /// Slots per multi-frame every terminal keeps.
     #[serde(default = "one_slot")]
-    pub min_slots: u32,
+    pub(crate) min_slots: u32,
     /// Free capacity assignment of the slots left over.
     #[serde(default)]
-    pub fca: bool,
+    pub(crate) fca: bool,
 }
 
 fn one() -> f64 {
@@ -117,14 +117,14 @@ impl Allocator {
     }
 
     /// N_B per terminal.
-    pub fn standing(&self) -> &[u32] {
+    pub(crate) fn standing(&self) -> &[u32] {
         &self.standing
     }
 
     /// What each terminal holds from logon on (its CRA, in slots per
     /// multi-frame): granted before any request, as CRA is configured at
     /// service set-up, not asked for.
-    pub fn logon(&mut self, floors: &[u32]) {
+    pub(crate) fn logon(&mut self, floors: &[u32]) {
         for (n_b, &f) in self.standing.iter_mut().zip(floors) {
             *n_b = (*n_b).max(f);
         }

@@ -26,23 +26,23 @@ use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
 /// Bytes of one MPEG-2 transport-stream packet.
-pub const MPEG_TS_BYTES: u32 = 188;
+pub(crate) const MPEG_TS_BYTES: u32 = 188;
 
 /// Beyond this a burst of a few bytes lasts under a picosecond, the
 /// clock's tick: the slot would round to nothing (as for links, 1 Tb/s).
-pub const MAX_CHANNEL_BPS: f64 = 1e12;
+pub(crate) const MAX_CHANNEL_BPS: f64 = 1e12;
 
 /// A return link's frame geometry and propagation delay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FrameConfig {
     /// The shared channel's bit rate, all terminals together.
-    pub channel_bps: f64,
+    pub(crate) channel_bps: f64,
     /// Bytes of one burst (one slot).
-    pub slot_bytes: u32,
-    pub slots_per_frame: u32,
-    pub frames_per_multiframe: u32,
-    pub multiframes_per_superframe: u32,
+    pub(crate) slot_bytes: u32,
+    pub(crate) slots_per_frame: u32,
+    pub(crate) frames_per_multiframe: u32,
+    pub(crate) multiframes_per_superframe: u32,
     /// One satellite hop, terminal to terminal (and NCC to terminal on the
     /// forward link): T_p.
     #[serde(rename = "propagation_ps")]
@@ -96,12 +96,12 @@ impl FrameConfig {
         Duration::from_secs_f64(bits / self.channel_bps)
     }
 
-    pub fn slots_per_multiframe(&self) -> u32 {
+    pub(crate) fn slots_per_multiframe(&self) -> u32 {
         self.slots_per_frame * self.frames_per_multiframe
     }
 
     /// The allocation period T_f.
-    pub fn multiframe(&self) -> Duration {
+    pub(crate) fn multiframe(&self) -> Duration {
         Duration(self.slot().ps() * u64::from(self.slots_per_multiframe()))
     }
 
@@ -111,12 +111,12 @@ impl FrameConfig {
     }
 
     /// The rate of one slot per multi-frame: the allocation granularity.
-    pub fn granularity_bps(&self) -> f64 {
+    pub(crate) fn granularity_bps(&self) -> f64 {
         f64::from(self.slot_bytes) * 8.0 / self.multiframe().as_secs_f64()
     }
 
     /// Slots per multi-frame that carry `bps`, rounded up.
-    pub fn slots_for(&self, bps: f64) -> u32 {
+    pub(crate) fn slots_for(&self, bps: f64) -> u32 {
         let exact = bps.max(0.0) / self.granularity_bps();
         // A rate a rounding error above a whole number of slots needs no
         // extra slot.
@@ -126,13 +126,13 @@ impl FrameConfig {
     /// When a request made ready at the super-frame boundary `ready` is
     /// heard by the NCC: the terminal sends it in the next multi-frame (at
     /// its end at the latest) and it crosses one hop.
-    pub fn request_heard(&self, ready: Time) -> Time {
+    pub(crate) fn request_heard(&self, ready: Time) -> Time {
         ready + self.multiframe() + self.propagation
     }
 
     /// The first TBTP instant (a super-frame boundary) at or after `t`:
     /// when the NCC next computes a plan.
-    pub fn next_tbtp(&self, t: Time) -> Time {
+    pub(crate) fn next_tbtp(&self, t: Time) -> Time {
         let tb = self.superframe().ps();
         Time(t.ps().div_ceil(tb) * tb)
     }
@@ -145,7 +145,7 @@ impl FrameConfig {
     /// the resulting T_a): without it the small frame's T_a would be
     /// 5·T_b, not Table I's 6·T_b; with it both Table I values follow
     /// (6·T_b small, 2·T_b large).
-    pub fn plan_applies(&self, sent: Time) -> Time {
+    pub(crate) fn plan_applies(&self, sent: Time) -> Time {
         self.next_tbtp(sent + self.propagation + self.multiframe())
     }
 
@@ -159,7 +159,7 @@ impl FrameConfig {
 
     /// The paper's mean RTT, RTT_m = T_f + 2·T_p (Table I): half a
     /// multi-frame's wait for a slot in each direction plus two hops.
-    pub fn mean_rtt(&self) -> Duration {
+    pub(crate) fn mean_rtt(&self) -> Duration {
         self.multiframe() + self.propagation + self.propagation
     }
 
@@ -214,19 +214,19 @@ impl Check for FrameConfig {
 /// study read it, so that T_a and its consequences are derived only here.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FrameTiming {
-    pub slot_s: f64,
-    pub slots_per_multiframe: u32,
-    pub multiframe_s: f64,
-    pub superframe_s: f64,
-    pub allocation_delay_s: f64,
+    pub(crate) slot_s: f64,
+    pub(crate) slots_per_multiframe: u32,
+    pub(crate) multiframe_s: f64,
+    pub(crate) superframe_s: f64,
+    pub(crate) allocation_delay_s: f64,
     /// T_a in super-frames (6 small, 2 large).
-    pub allocation_delay_superframes: f64,
-    pub propagation_s: f64,
-    pub mean_rtt_s: f64,
-    pub tq_max_s: f64,
-    pub tq_opt_s: f64,
-    pub granularity_bps: f64,
-    pub channel_bps: f64,
+    pub(crate) allocation_delay_superframes: f64,
+    pub(crate) propagation_s: f64,
+    pub(crate) mean_rtt_s: f64,
+    pub(crate) tq_max_s: f64,
+    pub(crate) tq_opt_s: f64,
+    pub(crate) granularity_bps: f64,
+    pub(crate) channel_bps: f64,
 }
 
 impl FrameConfig {

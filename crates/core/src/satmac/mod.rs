@@ -6,11 +6,11 @@
 //! The tfrc-dama study's Skyplex configurations are presets
 //! of `frame`.
 
-pub mod dama;
-pub mod frame;
-pub mod ncc;
-pub mod qs_agent;
-pub mod request;
+pub(crate) mod dama;
+pub(crate) mod frame;
+pub(crate) mod ncc;
+pub(crate) mod qs_agent;
+pub(crate) mod request;
 
 pub use dama::{Allocator, Assignment, DamaConfig};
 pub use frame::{FrameConfig, Skyplex};

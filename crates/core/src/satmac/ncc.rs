@@ -27,12 +27,12 @@ pub struct Tbtp {
     /// When the NCC computed and broadcast it.
     pub sent: Time,
     /// When the terminals hear it.
-    pub heard: Time,
+    pub(crate) heard: Time,
     /// The super-frame (counted from 0 at time 0) it first applies to.
     pub epoch: u64,
     pub runs: Vec<Assignment>,
     /// Slots per multi-frame nobody was given.
-    pub free_slots: u32,
+    pub(crate) free_slots: u32,
 }
 
 pub struct Ncc {
@@ -60,7 +60,7 @@ impl Ncc {
 
     /// Terminals that hold a constant rate (CRA) from logon: `cra_bps`
     /// per terminal, granted from the first super-frame on.
-    pub fn with_cra(mut self, cra_bps: &[f64]) -> Ncc {
+    pub(crate) fn with_cra(mut self, cra_bps: &[f64]) -> Ncc {
         let floors: Vec<u32> = cra_bps.iter().map(|&c| self.frame.slots_for(c)).collect();
         self.alloc.logon(&floors);
         for (h, f) in self.heard.iter_mut().zip(&floors) {
@@ -70,7 +70,7 @@ impl Ncc {
     }
 
     /// Slots per multi-frame the terminals hold before the first plan.
-    pub fn initial_slots(&self) -> u32 {
+    pub(crate) fn initial_slots(&self) -> u32 {
         self.alloc.standing().iter().sum()
     }
 

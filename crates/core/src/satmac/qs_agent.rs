@@ -102,17 +102,17 @@ impl QsAgent {
     }
 
     /// A TBTP heard: its count of unassigned slots per multi-frame.
-    pub fn on_tbtp(&mut self, free_slots: u32) {
+    pub(crate) fn on_tbtp(&mut self, free_slots: u32) {
         self.free_bps = f64::from(free_slots) * self.granularity_bps;
     }
 
-    pub fn free_bps(&self) -> f64 {
+    pub(crate) fn free_bps(&self) -> f64 {
         self.free_bps
     }
 
     /// A QS-Request leaving through the terminal at `now`: decides on it
     /// (lowering its rate) and says when it may go on.
-    pub fn on_request(&mut self, now: Time, opt: &mut QsOption) -> Time {
+    pub(crate) fn on_request(&mut self, now: Time, opt: &mut QsOption) -> Time {
         self.requests += 1;
         self.router
             .process(now, opt, self.capacity_bps, self.free_bps);
@@ -127,7 +127,7 @@ impl QsAgent {
     }
 
     /// QSD: the approved rates to add to the terminal's next request.
-    pub fn take_for_dama(&mut self) -> f64 {
+    pub(crate) fn take_for_dama(&mut self) -> f64 {
         std::mem::take(&mut self.for_dama_bps)
     }
 
@@ -163,7 +163,8 @@ impl QsPort {
         }
     }
 
-    pub fn held_now(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn held_now(&self) -> usize {
         self.held.len()
     }
 }

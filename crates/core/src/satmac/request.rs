@@ -23,13 +23,13 @@ use serde::{Deserialize, Serialize};
 pub struct RequestConfig {
     /// CRA: the rate the terminal always holds (bits/s).
     #[serde(default)]
-    pub cra_bps: f64,
+    pub(crate) cra_bps: f64,
     /// RBDC: ask for the rate measured over the last interval.
     #[serde(default = "yes")]
-    pub rbdc: bool,
+    pub(crate) rbdc: bool,
     /// VBDC: ask to empty the uplink queue within this time; none, no VBDC.
     #[serde(default, rename = "vbdc_ps")]
-    pub vbdc: Option<Duration>,
+    pub(crate) vbdc: Option<Duration>,
 }
 
 fn yes() -> bool {
@@ -82,22 +82,19 @@ impl Requester {
         }
     }
 
-    pub fn config(&self) -> &RequestConfig {
-        &self.cfg
-    }
-
     /// A packet entered the terminal from its hosts.
-    pub fn on_arrival(&mut self, bytes: u32) {
+    #[cfg(test)]
+    pub(crate) fn on_arrival(&mut self, bytes: u32) {
         self.arrived_bits += f64::from(bytes) * 8.0;
     }
 
     /// Bytes that entered the terminal since the last count.
-    pub fn on_arrivals(&mut self, bytes: u64) {
+    pub(crate) fn on_arrivals(&mut self, bytes: u64) {
         self.arrived_bits += bytes as f64 * 8.0;
     }
 
     /// QSD: a Quick-Start request the terminal approved.
-    pub fn add_quick_start(&mut self, bps: f64) {
+    pub(crate) fn add_quick_start(&mut self, bps: f64) {
         self.quick_start_bps += bps;
     }
 

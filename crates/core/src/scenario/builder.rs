@@ -23,9 +23,11 @@ use super::world::probes::ProbeDesc;
 use super::world::sources::{SinkDesc, SizeKind, SourceDesc, SourceKind};
 use super::world::tcp::TcpDesc;
 use super::world::tfrc::TfrcDesc;
+#[cfg(test)]
 use super::world::udp_rr::UdpRrDesc;
 use crate::apps::media::MediaConfig;
 use crate::apps::tcp_app::AppKind;
+#[cfg(test)]
 use crate::apps::udp_rr::UdpRrConfig;
 use crate::engine::{Duration, Time};
 use crate::net::capacity::CapacityConfig;
@@ -153,7 +155,7 @@ impl ScenarioBuilder {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn source_with(
+    pub(crate) fn source_with(
         mut self,
         name: &str,
         kind: SourceKind,
@@ -249,7 +251,8 @@ impl ScenarioBuilder {
     }
 
     /// A UDP request/response exchange of 1-byte messages, 2 s timeout.
-    pub fn udp_rr_with(
+    #[cfg(test)]
+    pub(crate) fn udp_rr_with(
         mut self,
         name: &str,
         from: &str,

@@ -37,7 +37,7 @@ pub struct Description {
     #[serde(default)]
     pub tcp: Vec<tcp::TcpDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub udp_rr: Vec<udp_rr::UdpRrDesc>,
+    pub(crate) udp_rr: Vec<udp_rr::UdpRrDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arrivals: Vec<arrivals::ArrivalsDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

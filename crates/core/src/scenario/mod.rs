@@ -5,8 +5,8 @@
 //! consistency, never re-validated for the user. `builder` writes
 //! descriptions in Rust, for tests and benchmarks.
 
-pub mod builder;
-pub mod description;
+pub(crate) mod builder;
+pub(crate) mod description;
 pub mod summary;
 pub mod world;
 
@@ -17,4 +17,4 @@ pub use world::{StopReason, World};
 /// A description that cannot be built (dangling name, impossible value),
 /// with the key path where it goes wrong. The Python validator catches
 /// most of these first; the binding reports the others with their path.
-pub type BuildError = crate::engine::ConfigError;
+pub(crate) type BuildError = crate::engine::ConfigError;

@@ -34,7 +34,7 @@ pub fn rate(bytes: u64, secs: f64) -> f64 {
 }
 
 /// Seconds per picosecond.
-pub const PS: f64 = 1e-12;
+pub(crate) const PS: f64 = 1e-12;
 
 /// The summary as canonical JSON (sorted keys, shortest float repr).
 pub fn to_json(s: &Summary) -> String {

@@ -64,7 +64,7 @@ pub enum Verdict {
 /// and cannot go at once, and `pop`s the next unit when the transmitter
 /// frees. `now` is given to both so that a discipline that judges by
 /// sojourn time (CoDel, PIE) can stamp and measure it.
-pub trait QueueDiscipline {
+pub(crate) trait QueueDiscipline {
     /// Whether the queue would take `p` now; changes nothing.
     fn admission(&self, p: &Pdu) -> Verdict;
     /// Stores `p`, which `admission` has just admitted.
@@ -112,7 +112,8 @@ pub enum Queue {
 }
 
 impl Queue {
-    pub fn drop_tail(limit: Limit) -> Queue {
+    #[cfg(test)]
+    pub(crate) fn drop_tail(limit: Limit) -> Queue {
         QueueConfig::Droptail { limit }.build()
     }
 
@@ -122,7 +123,7 @@ impl Queue {
 
     /// Whether the queue would take `p` now; changes nothing.
     #[inline]
-    pub fn admission(&self, p: &Pdu) -> Verdict {
+    pub(crate) fn admission(&self, p: &Pdu) -> Verdict {
         match self {
             Queue::DropTail(q) => q.admission(p),
             Queue::TwoPriority(q) => q.admission(p),
@@ -131,7 +132,7 @@ impl Queue {
 
     /// Stores `p`, which `admission` has just admitted.
     #[inline]
-    pub fn push_admitted(&mut self, p: Pdu, now: Time) {
+    pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
         match self {
             Queue::DropTail(q) => q.push(p, now),
             Queue::TwoPriority(q) => q.push(p, now),
@@ -166,7 +167,7 @@ impl Queue {
     /// Units of priority `level` waiting (in a drop-tail queue too, which
     /// serves both levels in arrival order).
     #[inline]
-    pub fn packets_at(&self, level: usize) -> u64 {
+    pub(crate) fn packets_at(&self, level: usize) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets_at(level),
             Queue::TwoPriority(q) => q.packets_at(level),
@@ -182,7 +183,7 @@ impl Queue {
     }
 
     /// Every PDU waiting, in no particular order (end-of-run accounting).
-    pub fn for_each_waiting(&self, mut f: impl FnMut(&Pdu)) {
+    pub(crate) fn for_each_waiting(&self, mut f: impl FnMut(&Pdu)) {
         match self {
             Queue::DropTail(q) => q.for_each_waiting(&mut f),
             Queue::TwoPriority(q) => q.for_each_waiting(&mut f),

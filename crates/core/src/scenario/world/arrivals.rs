@@ -108,7 +108,7 @@ impl Check for ArrivalsDesc {
 }
 
 /// A class of flow arrivals and what its ended flows left.
-pub struct FlowArrivals {
+pub(crate) struct FlowArrivals {
     pub name: String,
     pub config: TcpConfig,
     /// [client, server] nodes.
@@ -123,7 +123,7 @@ pub struct FlowArrivals {
     rng: RngStream,
     pub started: u64,
     pub completed: u64,
-    pub active_max: u64,
+    pub(crate) active_max: u64,
     bytes_delivered: u64,
     completion: Histogram,
     completion_s: Stats,
@@ -133,7 +133,7 @@ pub struct FlowArrivals {
 }
 
 impl FlowArrivals {
-    pub fn new(d: &ArrivalsDesc, nodes: [u32; 2], rng: RngStream) -> FlowArrivals {
+    pub(crate) fn new(d: &ArrivalsDesc, nodes: [u32; 2], rng: RngStream) -> FlowArrivals {
         FlowArrivals {
             name: d.name.clone(),
             config: d.config.clone(),
@@ -164,7 +164,7 @@ impl FlowArrivals {
     /// The connection of a flow this class asked for (`Spawn::TcpFlow`),
     /// starting now over its own `flow` ids; `me` is this class's
     /// component id.
-    pub fn flow(&self, me: u32, now: Time, bytes: u64, flow: u32) -> TcpConn {
+    pub(crate) fn flow(&self, me: u32, now: Time, bytes: u64, flow: u32) -> TcpConn {
         let mut conn = TcpConn::new(
             String::new(),
             &self.config,
@@ -179,7 +179,7 @@ impl FlowArrivals {
     }
 
     /// One of the class's flows delivered everything and is released.
-    pub fn on_flow_ended(&mut self, t: &TcpConn, now: Time) {
+    pub(crate) fn on_flow_ended(&mut self, t: &TcpConn, now: Time) {
         self.completed += 1;
         self.flows.release(t.flow);
         let done = t.app.completed_at.unwrap_or(now);

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct AbrDesc {
     /// "llc_snap" (RFC 1577) or "vc_mux".
-    pub encapsulation: Encapsulation,
+    pub(crate) encapsulation: Encapsulation,
     #[serde(flatten)]
     pub config: AbrConfig,
 }
@@ -42,20 +42,21 @@ pub struct AbrDesc {
 /// LAN emulation data path).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct UbrDesc {
-    pub encapsulation: Encapsulation,
+pub(crate) struct UbrDesc {
+    pub(crate) encapsulation: Encapsulation,
     /// The ATM edge device (a node) behind which the `from` host sits on a
     /// LAN: the VCs end there instead of at the host (`VcPair::edges`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from_edge: Option<String>,
+    pub(crate) from_edge: Option<String>,
     /// The same for the `to` host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_edge: Option<String>,
+    pub(crate) to_edge: Option<String>,
 }
 
 impl UbrDesc {
     /// VCs ending at the hosts themselves.
-    pub fn host_to_host(encapsulation: Encapsulation) -> UbrDesc {
+    #[cfg(test)]
+    pub(crate) fn host_to_host(encapsulation: Encapsulation) -> UbrDesc {
         UbrDesc {
             encapsulation,
             from_edge: None,
@@ -64,9 +65,9 @@ impl UbrDesc {
     }
 }
 
-pub struct VcPair {
+pub(crate) struct VcPair {
     /// [client → server, server → client].
-    pub vcs: [Vc; 2],
+    pub(crate) vcs: [Vc; 2],
     /// Summary keys go under this prefix (a connection's `tcp.NAME.`).
     pub prefix: Option<String>,
     /// When each VC's source next sends, kept from the last change of that
@@ -75,11 +76,11 @@ pub struct VcPair {
 }
 
 impl VcPair {
-    pub const AGENTS: usize = 6;
+    pub(crate) const AGENTS: usize = 6;
 
     /// Two VCs between `nodes[0]` and `nodes[1]` with VCIs `vci` and
     /// `vci + 1` and flows `flow`, `flow + 1`: ABR with `abr`, else UBR.
-    pub fn new(
+    pub(crate) fn new(
         nodes: [u32; 2],
         vci: u16,
         flow: u32,
@@ -111,7 +112,7 @@ impl VcPair {
     }
 
     /// The interface through which the host at end `k` (0: client) sends.
-    pub fn host_iface(agents: &[AgentAddr], k: usize) -> Iface {
+    pub(crate) fn host_iface(agents: &[AgentAddr], k: usize) -> Iface {
         Iface::Attached {
             agent: agents[3 * k + 2],
         }
@@ -124,7 +125,7 @@ impl VcPair {
 
     /// Packets lost in the VCs, both ways: frames that failed reassembly,
     /// and packets too large for one frame.
-    pub fn packets_lost(&self) -> u64 {
+    pub(crate) fn packets_lost(&self) -> u64 {
         self.vcs
             .iter()
             .map(|vc| vc.stats.packets_lost + vc.stats.packets_too_large)
@@ -133,7 +134,7 @@ impl VcPair {
 
     /// The allowed cell rate of VC `k` as a cell line rate, bit/s; NaN for
     /// UBR.
-    pub fn acr_bps(&self, k: usize) -> f64 {
+    pub(crate) fn acr_bps(&self, k: usize) -> f64 {
         self.vcs[k]
             .source
             .as_ref()
@@ -250,7 +251,7 @@ pub(super) struct VcEndpoints {
 
 impl VcEndpoints {
     /// VCs from host to host.
-    pub fn hosts(hosts: [u32; 2], flow: u32) -> VcEndpoints {
+    pub(super) fn hosts(hosts: [u32; 2], flow: u32) -> VcEndpoints {
         VcEndpoints {
             hosts,
             ends: hosts,

@@ -146,7 +146,7 @@ struct SourceStats {
 /// round trips.
 const POLICY: usize = 1;
 
-pub struct CellSource {
+pub(crate) struct CellSource {
     pub group: u32,
     pub index: u32,
     name: String,

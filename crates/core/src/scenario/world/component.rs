@@ -30,7 +30,7 @@ use crate::net::{AgentAddr, Pdu};
 use crate::scenario::summary::Summary;
 
 /// What a handler may act on.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     pub now: Time,
     /// What the component sends; the world forwards it after the call.
     pub out: &'a mut Outbox,
@@ -50,7 +50,7 @@ pub struct Ctx<'a> {
 /// A component to create during the run, as plain data; the world builds
 /// it (`build::spawned`) and makes its parent the one that asked.
 #[derive(Clone, Debug)]
-pub enum Spawn {
+pub(crate) enum Spawn {
     /// A TCP flow of a class of flow arrivals: its size in bytes and its
     /// own pair of flow ids (`flow_pool`).
     TcpFlow { bytes: u64, flow: u32 },
@@ -66,17 +66,17 @@ pub enum Spawn {
 
 /// Read-only access for summaries and probes: a component may report on
 /// the components it works with (a connection on the VCs under it).
-pub struct View<'a> {
+pub(crate) struct View<'a> {
     pub now: Time,
     pub net: &'a Net,
-    pub comps: &'a [Component],
+    pub(crate) comps: &'a [Component],
     pub flows: &'a [FlowRecord],
     /// PDUs of each flow still in the network (end-of-run summaries only).
     pub in_flight: &'a [u64],
 }
 
 /// Series a model has only at the end of the run: (name, x, values).
-pub type Series = (String, Vec<f64>, Vec<f64>);
+pub(crate) type Series = (String, Vec<f64>, Vec<f64>);
 
 /// What every kind of component is to the world. A kind implements it in
 /// its own file; the required methods are the ones whose absence would be a
@@ -84,7 +84,7 @@ pub type Series = (String, Vec<f64>, Vec<f64>);
 /// missing from the summary), so a new kind that forgets one does not
 /// compile. The provided ones are right for every kind that has nothing of
 /// the sort.
-pub trait Model {
+pub(crate) trait Model {
     /// Agents: the addresses PDUs are delivered to (`on_pdu`'s `agent`).
     fn agents(&self) -> usize;
     /// Scheduler slots (`wakeup`'s and `on_timer`'s `k`).
@@ -128,7 +128,7 @@ pub trait Model {
 
 /// A released component's place, waiting for reuse: nothing is addressed
 /// to it and it has no timers.
-pub struct Vacant;
+pub(crate) struct Vacant;
 
 impl Model for Vacant {
     fn agents(&self) -> usize {
@@ -152,7 +152,7 @@ impl Model for Vacant {
 
 /// Every kind of component, as one value the world can hold in a vector.
 /// A new kind is a variant here and an arm in `model` and `model_mut`.
-pub enum Component {
+pub(crate) enum Component {
     Vacant(Vacant),
     Source(Box<SourceComp>),
     Sink(Box<SinkComp>),
@@ -172,7 +172,7 @@ pub enum Component {
 impl Component {
     /// The one dispatch point: the kind's model.
     #[inline]
-    pub fn model(&self) -> &dyn Model {
+    pub(crate) fn model(&self) -> &dyn Model {
         match self {
             Component::Vacant(c) => c,
             Component::Source(c) => &**c,
@@ -192,7 +192,7 @@ impl Component {
     }
 
     #[inline]
-    pub fn model_mut(&mut self) -> &mut dyn Model {
+    pub(crate) fn model_mut(&mut self) -> &mut dyn Model {
         match self {
             Component::Vacant(c) => c,
             Component::Source(c) => &mut **c,
@@ -213,7 +213,7 @@ impl Component {
 
     /// The component that `Spawn` request `s` of this one (id `me`) asks
     /// for, starting at `now`: a class of arrivals and the flows it makes.
-    pub fn spawned(&self, me: u32, now: Time, s: Spawn) -> Component {
+    pub(crate) fn spawned(&self, me: u32, now: Time, s: Spawn) -> Component {
         match (self, s) {
             (Component::Arrivals(a), Spawn::TcpFlow { bytes, flow }) => {
                 Component::Tcp(Box::new(a.flow(me, now, bytes, flow)))
@@ -238,7 +238,7 @@ impl Component {
     }
 
     /// A component of this one's class of flows ended.
-    pub fn on_child_released(&mut self, child: Component, now: Time) {
+    pub(crate) fn on_child_released(&mut self, child: Component, now: Time) {
         match (self, child) {
             (Component::Arrivals(a), Component::Tcp(t)) => a.on_flow_ended(&t, now),
             (Component::TfrcArrivals(a), Component::Tfrc(f)) => a.on_flow_ended(&f),

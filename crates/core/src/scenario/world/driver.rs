@@ -14,8 +14,7 @@ use crate::scenario::summary::Summary;
 
 /// Where PDUs leave the model: an agent at a node that keeps what reaches
 /// it, with the time it arrived, until the driver takes it.
-pub struct Exit {
-    pub node: u32,
+pub(crate) struct Exit {
     left: Vec<(Time, Pdu)>,
 }
 
@@ -96,13 +95,11 @@ impl World {
         self.forward(node, &mut pdu);
     }
 
-    /// An exit at `node`: PDUs addressed to the returned agent are kept
-    /// for `take_exited`.
-    pub fn add_exit(&mut self, node: u32) -> AgentAddr {
-        let id = self.add(Component::Exit(Box::new(Exit {
-            node,
-            left: Vec::new(),
-        })));
+    /// An exit: PDUs addressed to the returned agent are kept for
+    /// `take_exited` once they reach their `dst_node` (the exit's node is
+    /// the one its PDUs are routed to).
+    pub fn add_exit(&mut self) -> AgentAddr {
+        let id = self.add(Component::Exit(Box::new(Exit { left: Vec::new() })));
         self.agents_of(id)[0]
     }
 

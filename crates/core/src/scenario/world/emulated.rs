@@ -44,7 +44,7 @@ pub struct EmulatedDesc {
     pub rate_control: Option<RateControlDesc>,
 }
 
-pub struct EmulatedHost {
+pub(crate) struct EmulatedHost {
     pub name: String,
     pub node: u32,
     pub address: Ipv4Addr,
@@ -72,7 +72,7 @@ pub struct HostHandle {
 }
 
 impl EmulatedHost {
-    pub const METRICS: &'static [&'static str] =
+    pub(crate) const METRICS: &'static [&'static str] =
         &["sent_bps", "delivered_bps", "received_bps", "delay_mean_s"];
 }
 

@@ -12,9 +12,9 @@ pub struct Net {
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
     /// Per link: the port at its input, if any.
-    pub ports: Vec<Option<PortKind>>,
-    pub link_names: Vec<String>,
-    pub node_names: Vec<String>,
+    pub(crate) ports: Vec<Option<PortKind>>,
+    pub(crate) link_names: Vec<String>,
+    pub(crate) node_names: Vec<String>,
     pub(super) link_slots: Vec<Slot>,
     pub(super) port_slots: Vec<Slot>,
 }

@@ -13,14 +13,14 @@
 use crate::apps::FlowRecord;
 
 /// `n` new records at the end of the flow table; the first one's id.
-pub fn new_flow_ids(flows: &mut Vec<FlowRecord>, n: usize) -> u32 {
+pub(crate) fn new_flow_ids(flows: &mut Vec<FlowRecord>, n: usize) -> u32 {
     let first = flows.len() as u32;
     flows.extend(std::iter::repeat_with(FlowRecord::default).take(n));
     first
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct FlowPool {
+pub(crate) struct FlowPool {
     /// The first id of every pair the class holds, ascending.
     owned: Vec<u32>,
     /// Pairs no live flow uses.
@@ -29,7 +29,7 @@ pub struct FlowPool {
 
 impl FlowPool {
     /// A pair for a new flow: a freed one, or two new records.
-    pub fn take(&mut self, flows: &mut Vec<FlowRecord>) -> u32 {
+    pub(crate) fn take(&mut self, flows: &mut Vec<FlowRecord>) -> u32 {
         if let Some(f) = self.free.pop() {
             return f;
         }
@@ -39,19 +39,23 @@ impl FlowPool {
     }
 
     /// The flow using pair `first` ended.
-    pub fn release(&mut self, first: u32) {
+    pub(crate) fn release(&mut self, first: u32) {
         debug_assert!(self.owns(first) && !self.free.contains(&first));
         self.free.push(first);
     }
 
     /// Whether `first` is one of the class's pairs.
-    pub fn owns(&self, first: u32) -> bool {
+    pub(crate) fn owns(&self, first: u32) -> bool {
         self.owned.binary_search(&first).is_ok()
     }
 
     /// The sum of `count` over the records of every pair: (forward,
     /// reverse).
-    pub fn total(&self, flows: &[FlowRecord], count: impl Fn(&FlowRecord) -> u64) -> (u64, u64) {
+    pub(crate) fn total(
+        &self,
+        flows: &[FlowRecord],
+        count: impl Fn(&FlowRecord) -> u64,
+    ) -> (u64, u64) {
         self.owned.iter().fold((0, 0), |(a, b), &f| {
             (
                 a + count(&flows[f as usize]),
@@ -61,7 +65,8 @@ impl FlowPool {
     }
 
     /// Pairs held: the most flows of the class alive at once.
-    pub fn pairs(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn pairs(&self) -> usize {
         self.owned.len()
     }
 }

@@ -37,12 +37,12 @@ pub struct LinkDesc {
     /// Lose every n-th PDU (ns-2's `ErrorModel/Periodic`), the first being
     /// the `loss_first`-th (default n).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss_every: Option<u64>,
+    pub(crate) loss_every: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss_first: Option<u64>,
+    pub(crate) loss_first: Option<u64>,
     /// Lose the PDUs with these numbers (from 1; ns-2's `ErrorModel/List`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub loss_list: Vec<u64>,
+    pub(crate) loss_list: Vec<u64>,
     pub queue: QueueConfig,
     pub capacity: CapacityConfig,
     /// What the physical layer adds to each PDU (an Ethernet frame's).
@@ -50,7 +50,7 @@ pub struct LinkDesc {
     pub framing: Framing,
     /// Runs ERICA+ at this link's output port (an ATM switch port).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub erica: Option<EricaConfig>,
+    pub(crate) erica: Option<EricaConfig>,
     /// Feeds back the link's measured capacity (instcap, effcap) to the
     /// rate-controlled hosts whose `rate_control` names this link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,7 +118,7 @@ impl Check for LinkDesc {
 }
 
 /// Probe metrics of a link; those of its port follow (`PortKind::METRICS`).
-pub const METRICS: &[&str] = &[
+pub(crate) const METRICS: &[&str] = &[
     "queue_packets",
     "queue_bytes",
     "capacity_bps",

@@ -16,29 +16,29 @@
 //! leave, and moves time forward itself.
 
 pub mod arrivals;
-pub mod atm;
+pub(crate) mod atm;
 mod build;
 pub mod cell_sources;
 mod check;
-pub mod component;
-pub mod driver;
+pub(crate) mod component;
+pub(crate) mod driver;
 pub mod dvb_rcs;
 pub mod emulated;
 mod fabric;
-pub mod flow_pool;
+pub(crate) mod flow_pool;
 pub mod links;
-pub mod netpipe;
-pub mod ports;
+pub(crate) mod netpipe;
+pub(crate) mod ports;
 pub mod probes;
 mod registry;
 mod report;
 mod run;
 pub mod shaper;
-pub mod sources;
-pub mod tcp;
+pub(crate) mod sources;
+pub(crate) mod tcp;
 pub mod tfrc;
 pub mod tfrc_arrivals;
-pub mod udp_rr;
+pub(crate) mod udp_rr;
 
 use crate::apps::FlowRecord;
 use crate::engine::{Duration, Scheduler, Slot, Time};
@@ -63,9 +63,9 @@ pub struct Counts {
     /// PDUs that reached the agent they were addressed to.
     pub pdus_delivered: u64,
     /// PDUs with no route at a node they reached.
-    pub unroutable: u64,
+    pub(crate) unroutable: u64,
     /// PDUs addressed to an agent released while they were in flight.
-    pub stale: u64,
+    pub(crate) stale: u64,
 }
 
 /// When the probes are next read.
@@ -107,7 +107,7 @@ pub struct World {
     driven: bool,
     sched: Scheduler,
     pub net: Net,
-    pub reg: Registry,
+    pub(crate) reg: Registry,
     /// One record per flow id: sources, connection directions, VCs, classes.
     pub flows: Vec<FlowRecord>,
     pub probes: Vec<Probe>,
@@ -334,7 +334,7 @@ impl World {
     /// PDUs of each flow still inside the network (queued, in
     /// transmission, propagating, or held by a port): needed to tell loss
     /// from data still in flight.
-    pub fn in_flight_per_flow(&self) -> Vec<u64> {
+    pub(crate) fn in_flight_per_flow(&self) -> Vec<u64> {
         let mut n = vec![0u64; self.flows.len()];
         for l in &self.net.links {
             l.for_each_held(|p| n[p.flow as usize] += 1);
@@ -381,7 +381,7 @@ impl World {
     }
 
     /// The agents of a registered component, in its own order.
-    pub fn agents_of(&self, id: u32) -> Vec<AgentAddr> {
+    pub(crate) fn agents_of(&self, id: u32) -> Vec<AgentAddr> {
         self.reg.agents_of(id)
     }
 

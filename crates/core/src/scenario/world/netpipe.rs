@@ -11,7 +11,7 @@
 use crate::apps::netpipe::{NetPipe, Report};
 use crate::scenario::summary::{num, put, Summary};
 
-pub fn summarise(s: &mut Summary, prefix: &str, np: &NetPipe) {
+pub(crate) fn summarise(s: &mut Summary, prefix: &str, np: &NetPipe) {
     put(s, format!("{prefix}netpipe.blocks"), np.results.len());
     let cfg = np.config();
     if cfg.latency_repetitions > 0 {

@@ -51,7 +51,7 @@ pub enum PortKind {
 
 impl PortKind {
     /// Probe metrics of ports, numbered after the link's own.
-    pub const METRICS: &'static [&'static str] = &[
+    pub(crate) const METRICS: &'static [&'static str] = &[
         "erica_fair_share_bps",
         "erica_abr_capacity_bps",
         "erica_load_factor",
@@ -77,7 +77,7 @@ impl PortKind {
     }
 
     #[inline]
-    pub fn port_mut(&mut self) -> &mut dyn LinkPort {
+    pub(crate) fn port_mut(&mut self) -> &mut dyn LinkPort {
         match self {
             PortKind::Erica(e) => &mut **e,
             PortKind::ExplicitRate(e) => &mut **e,
@@ -332,7 +332,7 @@ fn summarise_upc(u: &UsageParameterControl, s: &mut Summary, p: &str) {
 /// Puts VC `flow` under `contract` at the input of a link whose port is
 /// `port`: the link's UPC, made if it has none, in front of any other
 /// port it has.
-pub fn police(port: &mut Option<PortKind>, flow: u32, contract: &Contract) {
+pub(crate) fn police(port: &mut Option<PortKind>, flow: u32, contract: &Contract) {
     if let Some(PortKind::Upc(u)) = port {
         u.police(flow, contract);
         return;

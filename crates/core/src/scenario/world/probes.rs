@@ -41,7 +41,7 @@ pub fn metrics() -> Vec<(&'static str, Vec<&'static str>)> {
 }
 
 /// The index of `metric` among the metrics of `target`.
-pub fn metric_index(target: &str, metric: &str) -> Option<usize> {
+pub(crate) fn metric_index(target: &str, metric: &str) -> Option<usize> {
     metrics()
         .into_iter()
         .find(|(t, _)| *t == target)?
@@ -73,7 +73,7 @@ impl ProbeMemory {
     }
 
     /// Mean of a cumulative sum over a cumulative count since the last sample.
-    pub fn interval_mean(&mut self, sum: f64, count: f64) -> f64 {
+    pub(crate) fn interval_mean(&mut self, sum: f64, count: f64) -> f64 {
         let (ds, dn) = (sum - self.last.0, count - self.last.1);
         self.last = (sum, count);
         if dn > 0.0 {

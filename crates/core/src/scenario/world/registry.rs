@@ -56,9 +56,9 @@ pub(super) enum Unreached {
 }
 
 #[derive(Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     /// Every component, by id; released ones are `Vacant` until reused.
-    pub comps: Vec<Component>,
+    pub(crate) comps: Vec<Component>,
     regs: Vec<Registration>,
     free_comps: Vec<u32>,
     agents: Vec<AgentEntry>,
@@ -167,7 +167,7 @@ impl Registry {
     }
 
     /// The agents of component `id`, in its own order.
-    pub fn agents_of(&self, id: u32) -> Vec<AgentAddr> {
+    pub(crate) fn agents_of(&self, id: u32) -> Vec<AgentAddr> {
         let reg = &self.regs[id as usize];
         reg.agents[..reg.n_agents as usize]
             .iter()
@@ -197,12 +197,12 @@ impl Registry {
 
     /// Components currently registered (not released), and the most there
     /// ever were at once (the arena's size).
-    pub fn live_components(&self) -> (usize, usize) {
+    pub(crate) fn live_components(&self) -> (usize, usize) {
         (self.comps.len() - self.free_comps.len(), self.comps.len())
     }
 
     /// Agents and scheduler slots allocated so far (reused after release).
-    pub fn allocated(&self) -> (usize, usize) {
+    pub(crate) fn allocated(&self) -> (usize, usize) {
         (self.agents.len(), self.owners.len())
     }
 }

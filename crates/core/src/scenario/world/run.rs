@@ -25,7 +25,7 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             StopReason::Duration => "duration",
             StopReason::MaxEvents => "max_events",

@@ -52,7 +52,7 @@ impl Check for RateControlDesc {
     }
 }
 
-pub struct ShaperComp {
+pub(crate) struct ShaperComp {
     pub shaper: Shaper,
     node: u32,
     prefix: String,
@@ -62,9 +62,9 @@ pub struct ShaperComp {
 }
 
 impl ShaperComp {
-    pub const AGENTS: usize = 1;
+    pub(crate) const AGENTS: usize = 1;
 
-    pub fn new(d: &RateControlDesc, node: u32, prefix: String) -> ShaperComp {
+    pub(crate) fn new(d: &RateControlDesc, node: u32, prefix: String) -> ShaperComp {
         ShaperComp {
             shaper: Shaper::new(d.framing, d.initial_rate_bps),
             node,

@@ -63,17 +63,17 @@ pub struct SourceDesc {
     pub periods: Option<Periods>,
     /// MPEG-2 video only: the standard deviation of the rate process...
     #[serde(default)]
-    pub std_bps: Option<f64>,
+    pub(crate) std_bps: Option<f64>,
     #[serde(default)]
     pub hurst: Option<f64>,
     /// ...rates above which are skipped...
     #[serde(default)]
-    pub peak_bps: Option<f64>,
+    pub(crate) peak_bps: Option<f64>,
     /// ...and the range of the uniform inter-MPCR interval.
     #[serde(default)]
-    pub mpcr_min_ps: Option<Duration>,
+    pub(crate) mpcr_min_ps: Option<Duration>,
     #[serde(default)]
-    pub mpcr_max_ps: Option<Duration>,
+    pub(crate) mpcr_max_ps: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -176,13 +176,13 @@ fn mpeg2_block(duration_ps: u64, mpcr_min_ps: u64) -> usize {
 }
 
 /// A source and the name of its flow.
-pub struct SourceComp {
+pub(crate) struct SourceComp {
     pub name: String,
     pub source: Source,
 }
 
 impl SourceComp {
-    pub const METRICS: &'static [&'static str] = &["sent_packets", "rate_bps"];
+    pub(crate) const METRICS: &'static [&'static str] = &["sent_packets", "rate_bps"];
 }
 
 impl Model for SourceComp {
@@ -261,13 +261,13 @@ impl Model for SourceComp {
 
 /// A measuring sink: every flow addressed to it is booked in its flow's
 /// record, and in the sink's own totals.
-pub struct SinkComp {
+pub(crate) struct SinkComp {
     pub name: String,
     pub sink: Sink,
 }
 
 impl SinkComp {
-    pub const METRICS: &'static [&'static str] =
+    pub(crate) const METRICS: &'static [&'static str] =
         &["throughput_bps", "received_packets", "delay_mean_s"];
 }
 

@@ -34,7 +34,7 @@ pub struct TcpDesc {
     pub abr: Option<AbrDesc>,
     /// Carry both directions over UBR VCs (classical IP over ATM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ubr: Option<UbrDesc>,
+    pub(crate) ubr: Option<UbrDesc>,
     /// The sender's packets wait in a segmentation buffer served at the
     /// explicit rate a link's `explicit_rate` port feeds back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,13 +74,13 @@ impl Check for TcpDesc {
     }
 }
 
-pub struct TcpConn {
+pub(crate) struct TcpConn {
     /// Empty for a connection of a class of flows.
     pub name: String,
     /// The class of flow arrivals that created it, if any.
     pub class: Option<u32>,
     /// [client (`from`), server (`to`)].
-    pub sockets: [TcpSocket; 2],
+    pub(crate) sockets: [TcpSocket; 2],
     pub app: TcpApp,
     pub start: Time,
     /// Flow id of the client→server direction; the reverse is `flow + 1`.
@@ -88,14 +88,14 @@ pub struct TcpConn {
     /// How each end's host is attached.
     ifaces: [Iface; 2],
     /// The VC pair under the connection, when it runs over ATM.
-    pub vcs: Option<u32>,
+    pub(crate) vcs: Option<u32>,
     /// The sender's rate-controlled segmentation buffer, if any.
     pub shaper: Option<u32>,
     outs: [Vec<Pdu>; 2],
 }
 
 impl TcpConn {
-    pub const METRICS: &'static [&'static str] = &[
+    pub(crate) const METRICS: &'static [&'static str] = &[
         "cwnd_bytes",
         "ssthresh_bytes",
         "flight_bytes",
@@ -110,7 +110,7 @@ impl TcpConn {
 
     /// A connection between `nodes` [client, server] with both directions'
     /// flows from `flow`; `ifaces` say how each host is attached.
-    pub fn new(
+    pub(crate) fn new(
         name: String,
         cfg: &TcpConfig,
         app: AppKind,

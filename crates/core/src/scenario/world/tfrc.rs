@@ -44,7 +44,7 @@ pub struct TfrcDesc {
     /// Keep every packet's generation time, E2ED and OWD: the end-of-run
     /// series `tfrc.NAME.e2ed` and `tfrc.NAME.owd`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub trace: bool,
+    pub(crate) trace: bool,
     #[serde(flatten)]
     pub config: TfrcConfig,
 }
@@ -63,13 +63,13 @@ impl Check for TfrcDesc {
 const SENDER: usize = 0;
 const RECEIVER: usize = 1;
 
-pub struct TfrcFlow {
+pub(crate) struct TfrcFlow {
     pub name: String,
     cfg: TfrcConfig,
     pub media: MediaSource,
     pub sender: Sender,
     pub receiver: Receiver,
-    pub dejitter: Dejitter,
+    pub(crate) dejitter: Dejitter,
     pub start: Time,
     /// Flow id of the data; reports are `flow + 1`.
     pub flow: u32,
@@ -83,7 +83,7 @@ pub struct TfrcFlow {
     pub class: Option<u32>,
     /// (generated − start, E2ED) in ps of the packets generated within
     /// `startup_window` of the start: a class's start-up figures.
-    pub startup: Vec<(u64, u64)>,
+    pub(crate) startup: Vec<(u64, u64)>,
     startup_window: Duration,
     linger: Duration,
     last_send: Time,
@@ -92,7 +92,7 @@ pub struct TfrcFlow {
 }
 
 impl TfrcFlow {
-    pub const METRICS: &'static [&'static str] = &[
+    pub(crate) const METRICS: &'static [&'static str] = &[
         "e2ed_s",
         "owd_s",
         "rate_bps",
@@ -104,7 +104,7 @@ impl TfrcFlow {
         "goodput_bps",
     ];
 
-    pub fn new(d: &TfrcDesc, nodes: [u32; 2], flow: u32, ifaces: [Iface; 2]) -> TfrcFlow {
+    pub(crate) fn new(d: &TfrcDesc, nodes: [u32; 2], flow: u32, ifaces: [Iface; 2]) -> TfrcFlow {
         let start = d.start_ps;
         TfrcFlow {
             name: d.name.clone(),
@@ -132,7 +132,12 @@ impl TfrcFlow {
     /// A flow of class `class`: it records the delays of what it generates
     /// within `startup_window` and gives up waiting for what is in flight
     /// `linger` after its last packet.
-    pub fn of_class(mut self, class: u32, startup_window: Duration, linger: Duration) -> TfrcFlow {
+    pub(crate) fn of_class(
+        mut self,
+        class: u32,
+        startup_window: Duration,
+        linger: Duration,
+    ) -> TfrcFlow {
         self.class = Some(class);
         self.media = self.media.with_window(self.start, startup_window);
         self.startup_window = startup_window;

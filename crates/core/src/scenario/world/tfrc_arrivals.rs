@@ -26,7 +26,7 @@ use crate::transport::tfrc::TfrcConfig;
 use serde::{Deserialize, Serialize};
 
 /// The most bins of a class's start-up profile (each a histogram).
-pub const MAX_BINS: u64 = 100_000;
+pub(crate) const MAX_BINS: u64 = 100_000;
 
 /// How long each flow's encoder runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -193,7 +193,7 @@ impl Tally {
 }
 
 /// A class of media arrivals and what its ended flows left.
-pub struct TfrcArrivals {
+pub(crate) struct TfrcArrivals {
     pub name: String,
     d: TfrcArrivalsDesc,
     hosts: Vec<u32>,
@@ -205,12 +205,12 @@ pub struct TfrcArrivals {
     rng: RngStream,
     pub started: u64,
     pub ended: u64,
-    pub active_max: u64,
+    pub(crate) active_max: u64,
     tally: Tally,
 }
 
 impl TfrcArrivals {
-    pub fn new(d: &TfrcArrivalsDesc, hosts: Vec<u32>, rng: RngStream) -> TfrcArrivals {
+    pub(crate) fn new(d: &TfrcArrivalsDesc, hosts: Vec<u32>, rng: RngStream) -> TfrcArrivals {
         let bins = (d.window.ps().div_ceil(d.step.ps())) as usize;
         TfrcArrivals {
             name: d.name.clone(),
@@ -238,7 +238,7 @@ impl TfrcArrivals {
     /// The flow a `Spawn::TfrcFlow` of this class (id `me`) asked for:
     /// between `ends` (indices into the class's hosts), over its own
     /// `flow` ids.
-    pub fn flow_between(
+    pub(crate) fn flow_between(
         &self,
         me: u32,
         now: Time,
@@ -255,7 +255,7 @@ impl TfrcArrivals {
     }
 
     /// One of the class's flows is over and released.
-    pub fn on_flow_ended(&mut self, f: &TfrcFlow) {
+    pub(crate) fn on_flow_ended(&mut self, f: &TfrcFlow) {
         self.ended += 1;
         self.flows.release(f.flow);
         self.tally.add(f, self.d.step);

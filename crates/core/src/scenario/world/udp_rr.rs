@@ -16,18 +16,18 @@ use serde::{Deserialize, Serialize};
 /// A `udp_rr[]` entry; the exchange's parameters are the model's own
 /// `UdpRrConfig`, in the same object.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct UdpRrDesc {
+pub(crate) struct UdpRrDesc {
     pub name: String,
     pub src_node: String,
     pub dst_node: String,
     /// Over UBR VCs (IP over ATM) rather than as plain packets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ubr: Option<UbrDesc>,
+    pub(crate) ubr: Option<UbrDesc>,
     #[serde(flatten)]
     pub config: UdpRrConfig,
 }
 
-pub struct UdpRrConn {
+pub(crate) struct UdpRrConn {
     pub name: String,
     pub app: UdpRr,
     /// How the client's and the server's hosts are attached.
@@ -35,7 +35,12 @@ pub struct UdpRrConn {
 }
 
 impl UdpRrConn {
-    pub fn new(name: String, cfg: UdpRrConfig, ends: UdpEnds, ifaces: [Iface; 2]) -> UdpRrConn {
+    pub(crate) fn new(
+        name: String,
+        cfg: UdpRrConfig,
+        ends: UdpEnds,
+        ifaces: [Iface; 2],
+    ) -> UdpRrConn {
         UdpRrConn {
             name,
             app: UdpRr::new(cfg, ends),

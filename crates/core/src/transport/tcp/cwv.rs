@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 /// The rule a connection follows (`cwnd_validation` in a scenario).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Mode {
+pub(crate) enum Mode {
     #[default]
     Off,
     Rfc2861,
@@ -38,35 +38,35 @@ pub enum Mode {
 }
 
 /// RFC 7661 §4.4.2: how long a window may stay unvalidated.
-pub const NVP: Duration = Duration::from_millis(300_000);
+pub(crate) const NVP: Duration = Duration::from_millis(300_000);
 
 /// What the socket tells the validator about an opportunity to send.
 #[derive(Copy, Clone, Debug)]
-pub struct SendState {
+pub(crate) struct SendState {
     pub now: Time,
     /// The last attempt to send stopped at cwnd, not for want of data or
     /// of receive window.
-    pub cwnd_limited: bool,
+    pub(crate) cwnd_limited: bool,
     /// Data outstanding after sending.
     pub flight: u64,
-    pub srtt: Option<Duration>,
-    pub rto: Duration,
+    pub(crate) srtt: Option<Duration>,
+    pub(crate) rto: Duration,
     /// The peer's receive window.
-    pub rwnd: u64,
+    pub(crate) rwnd: u64,
     /// The initial window in bytes (RFC 5681's IW).
-    pub iw: u64,
+    pub(crate) iw: u64,
 }
 
 /// One connection's validator.
 #[derive(Clone, Debug)]
-pub enum Validator {
+pub(crate) enum Validator {
     Off,
     Rfc2861(Rfc2861),
     Rfc7661(NewCwv),
 }
 
 impl Validator {
-    pub fn new(mode: Mode, now: Time) -> Validator {
+    pub(crate) fn new(mode: Mode, now: Time) -> Validator {
         match mode {
             Mode::Off => Validator::Off,
             Mode::Rfc2861 => Validator::Rfc2861(Rfc2861::new(now)),
@@ -77,7 +77,13 @@ impl Validator {
     /// The sender is about to send after `idle` with nothing outstanding.
     /// `restart_after_idle` switches the idle rules of `Off` and `Rfc2861`
     /// (RFC 7661 has its own).
-    pub fn after_idle(&mut self, w: &mut Window, s: &SendState, idle: Duration, restart: bool) {
+    pub(crate) fn after_idle(
+        &mut self,
+        w: &mut Window,
+        s: &SendState,
+        idle: Duration,
+        restart: bool,
+    ) {
         match self {
             Validator::Off if restart && idle >= s.rto => {
                 w.cwnd = w.cwnd.min(s.iw);
@@ -90,7 +96,7 @@ impl Validator {
     }
 
     /// New data was just sent.
-    pub fn after_send(&mut self, w: &mut Window, s: &SendState) {
+    pub(crate) fn after_send(&mut self, w: &mut Window, s: &SendState) {
         if let Validator::Rfc2861(v) = self {
             v.after_send(w, s);
         }
@@ -98,7 +104,7 @@ impl Validator {
 
     /// An ACK advanced snd_una to `ack` outside loss recovery, `snd_max`
     /// being the highest offset sent. Returns whether cwnd may grow on it.
-    pub fn on_ack(&mut self, w: &mut Window, s: &SendState, ack: u64, snd_max: u64) -> bool {
+    pub(crate) fn on_ack(&mut self, w: &mut Window, s: &SendState, ack: u64, snd_max: u64) -> bool {
         match self {
             Validator::Off | Validator::Rfc2861(_) => s.cwnd_limited,
             Validator::Rfc7661(v) => {
@@ -111,14 +117,14 @@ impl Validator {
 
     /// Fast retransmit: loss recovery begins with `flight` outstanding;
     /// `retransmitted` counts the bytes resent so far on the connection.
-    pub fn on_recovery_start(&mut self, w: &Window, s: &SendState, retransmitted: u64) {
+    pub(crate) fn on_recovery_start(&mut self, w: &Window, s: &SendState, retransmitted: u64) {
         if let Validator::Rfc7661(v) = self {
             v.on_recovery_start(w, s, retransmitted);
         }
     }
 
     /// Loss recovery has ended; may set cwnd and ssthresh again.
-    pub fn on_recovery_end(&mut self, w: &mut Window, retransmitted: u64) {
+    pub(crate) fn on_recovery_end(&mut self, w: &mut Window, retransmitted: u64) {
         if let Validator::Rfc7661(v) = self {
             v.on_recovery_end(w, retransmitted);
         }
@@ -126,7 +132,7 @@ impl Validator {
 
     /// The retransmission timer expired: the standard response applies
     /// and validation starts afresh.
-    pub fn on_timeout(&mut self, now: Time) {
+    pub(crate) fn on_timeout(&mut self, now: Time) {
         match self {
             Validator::Off => {}
             Validator::Rfc2861(v) => v.restart_period(now),
@@ -134,8 +140,9 @@ impl Validator {
         }
     }
 
-    /// RFC 7661's pipeACK now, if defined (for probes and tests).
-    pub fn pipe_ack(&self, now: Time, srtt: Option<Duration>) -> Option<u64> {
+    /// RFC 7661's pipeACK now, if defined (for tests).
+    #[cfg(test)]
+    pub(crate) fn pipe_ack(&self, now: Time, srtt: Option<Duration>) -> Option<u64> {
         match self {
             Validator::Rfc7661(v) => v.pipe_ack(now, srtt),
             _ => None,
@@ -146,7 +153,7 @@ impl Validator {
 /// RFC 2861's state: the start of the current application-limited period
 /// and the largest flight in it.
 #[derive(Clone, Debug)]
-pub struct Rfc2861 {
+pub(crate) struct Rfc2861 {
     t_prev: Time,
     w_used: u64,
 }
@@ -201,7 +208,7 @@ impl Rfc2861 {
 
 /// RFC 7661's state.
 #[derive(Clone, Debug)]
-pub struct NewCwv {
+pub(crate) struct NewCwv {
     /// pipeACK samples in the sampling period: (when taken, bytes).
     samples: VecDeque<(Time, u64)>,
     /// False until the first sample, and again after a loss in the NVP or a
@@ -274,7 +281,7 @@ impl NewCwv {
 
     /// The largest sample within the sampling period; zero once every
     /// sample has aged out (an idle sender has delivered nothing lately).
-    pub fn pipe_ack(&self, now: Time, srtt: Option<Duration>) -> Option<u64> {
+    pub(crate) fn pipe_ack(&self, now: Time, srtt: Option<Duration>) -> Option<u64> {
         if !self.defined {
             return None;
         }

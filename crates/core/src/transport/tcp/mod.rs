@@ -11,13 +11,13 @@
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
 
-pub mod congestion;
-pub mod cwv;
-pub mod reassembly;
-pub mod rtt;
-pub mod scoreboard;
-pub mod seq;
-pub mod socket;
+pub(crate) mod congestion;
+pub(crate) mod cwv;
+pub(crate) mod reassembly;
+pub(crate) mod rtt;
+pub(crate) mod scoreboard;
+pub(crate) mod seq;
+pub(crate) mod socket;
 
 pub use socket::{Endpoint, TcpSocket, TcpStats};
 
@@ -63,7 +63,7 @@ pub struct TcpConfig {
     pub congestion_control: congestion::Kind,
     /// HyStart++ (RFC 9406) in the initial slow start.
     #[serde(default)]
-    pub hystart: bool,
+    pub(crate) hystart: bool,
     /// Maximum segment size: payload bytes per segment.
     #[serde(rename = "mss_bytes")]
     pub mss: u32,
@@ -76,34 +76,34 @@ pub struct TcpConfig {
     /// 2 (RFC 3465) doubles cwnd per RTT even with delayed ACKs; 1 is RFC
     /// 5681's conservative min(N, SMSS).
     #[serde(default = "abc_limit_default")]
-    pub abc_limit_segments: u32,
+    pub(crate) abc_limit_segments: u32,
     /// None = unlimited (the window decides).
     #[serde(rename = "initial_ssthresh_bytes", default)]
-    pub initial_ssthresh: Option<u64>,
+    pub(crate) initial_ssthresh: Option<u64>,
     #[serde(rename = "min_rto_ps")]
-    pub min_rto: Duration,
+    pub(crate) min_rto: Duration,
     #[serde(rename = "initial_rto_ps")]
-    pub initial_rto: Duration,
+    pub(crate) initial_rto: Duration,
     #[serde(rename = "max_rto_ps")]
-    pub max_rto: Duration,
+    pub(crate) max_rto: Duration,
     #[serde(rename = "granularity_ps")]
     pub granularity: Duration,
     pub delayed_ack: bool,
     #[serde(rename = "delayed_ack_ps")]
-    pub delayed_ack_timeout: Duration,
+    pub(crate) delayed_ack_timeout: Duration,
     /// RFC 3042: new data on the first two duplicate ACKs.
     #[serde(default = "yes")]
-    pub limited_transmit: bool,
+    pub(crate) limited_transmit: bool,
     /// After an idle period longer than the RTO, reduce cwnd: to the
     /// initial window (RFC 5681 §4.1; some stacks of the 1990s did not), or
     /// by RFC 2861's decay under `cwnd_validation = "rfc2861"`. RFC 7661
     /// has its own rule and ignores this.
     #[serde(default = "yes")]
-    pub restart_after_idle: bool,
+    pub(crate) restart_after_idle: bool,
     /// What becomes of a cwnd the sender has not been filling (RFC 2861,
     /// RFC 7661; `off` keeps only RFC 5681 §4.1's restart after idle).
     #[serde(default)]
-    pub cwnd_validation: cwv::Mode,
+    pub(crate) cwnd_validation: cwv::Mode,
     /// Restart the retransmission timer when the fast retransmit is sent
     /// (ns-2, Linux); off keeps the clock of the last new ACK (RFC 6298
     /// §5.1 read literally).
@@ -134,7 +134,8 @@ fn yes() -> bool {
 
 impl TcpConfig {
     /// RFC 5681 §3.1 initial window for this MSS, in segments.
-    pub fn rfc5681_initial_window(mss: u32) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn rfc5681_initial_window(mss: u32) -> u32 {
         match mss {
             0..=1095 => 4,
             1096..=2190 => 3,
@@ -144,7 +145,7 @@ impl TcpConfig {
 
     /// RFC 7323 §2.3: the smallest shift that lets the receive buffer be
     /// advertised, at most 14; 0 without window scaling.
-    pub fn window_shift(&self) -> u8 {
+    pub(crate) fn window_shift(&self) -> u8 {
         if !self.window_scaling {
             return 0;
         }
@@ -157,7 +158,7 @@ impl TcpConfig {
 
     /// A configuration for tests and examples: NewReno, MSS 1460, 40-byte
     /// headers, RFC defaults.
-    pub fn default_newreno() -> TcpConfig {
+    pub(crate) fn default_newreno() -> TcpConfig {
         TcpConfig {
             variant: Variant::NewReno,
             congestion_control: congestion::Kind::Reno,

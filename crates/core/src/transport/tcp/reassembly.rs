@@ -4,9 +4,9 @@
 //! segment, then the other most recent blocks).
 
 #[derive(Clone, Debug, Default)]
-pub struct Reassembly {
+pub(crate) struct Reassembly {
     /// Next byte expected in order.
-    pub rcv_nxt: u64,
+    pub(crate) rcv_nxt: u64,
     /// Out-of-order blocks [start, end), disjoint, sorted, all above rcv_nxt.
     blocks: Vec<(u64, u64)>,
     /// Block starts in order of most recent arrival, for SACK reporting.
@@ -15,28 +15,28 @@ pub struct Reassembly {
 
 /// What an arriving segment did to the stream.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Arrival {
+pub(crate) struct Arrival {
     /// Bytes newly delivered in order to the application.
     pub delivered: u64,
     /// The segment was above the next expected byte (a hole remains).
-    pub out_of_order: bool,
+    pub(crate) out_of_order: bool,
     /// The segment filled (part of) a hole: ACK at once (RFC 5681 §4.2).
-    pub filled_hole: bool,
+    pub(crate) filled_hole: bool,
     /// Nothing new in it.
-    pub duplicate: bool,
+    pub(crate) duplicate: bool,
 }
 
 impl Reassembly {
     /// Bytes held out of order.
-    pub fn held_bytes(&self) -> u64 {
+    pub(crate) fn held_bytes(&self) -> u64 {
         self.blocks.iter().map(|(a, b)| b - a).sum()
     }
 
-    pub fn has_holes(&self) -> bool {
+    pub(crate) fn has_holes(&self) -> bool {
         !self.blocks.is_empty()
     }
 
-    pub fn receive(&mut self, seq: u64, len: u64) -> Arrival {
+    pub(crate) fn receive(&mut self, seq: u64, len: u64) -> Arrival {
         let end = seq + len;
         let had_holes = self.has_holes();
         if end <= self.rcv_nxt || len == 0 {
@@ -102,7 +102,7 @@ impl Reassembly {
     }
 
     /// Up to `n` SACK blocks, most recent first.
-    pub fn sack_blocks(&self, n: usize) -> Vec<(u64, u64)> {
+    pub(crate) fn sack_blocks(&self, n: usize) -> Vec<(u64, u64)> {
         self.recent
             .iter()
             .filter_map(|s| self.blocks.iter().find(|(a, _)| a == s).copied())

@@ -5,7 +5,7 @@
 use crate::engine::Duration;
 
 #[derive(Clone, Debug)]
-pub struct RttEstimator {
+pub(crate) struct RttEstimator {
     srtt: Option<f64>,
     rttvar: f64,
     base_rto: f64,
@@ -16,7 +16,7 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(
+    pub(crate) fn new(
         initial_rto: Duration,
         min_rto: Duration,
         max_rto: Duration,
@@ -35,7 +35,7 @@ impl RttEstimator {
 
     /// A valid measurement (never from a retransmitted segment: Karn's rule
     /// is the caller's). A new sample also ends any back-off (§5.7 note).
-    pub fn sample(&mut self, r: Duration) {
+    pub(crate) fn sample(&mut self, r: Duration) {
         let r = r.as_secs_f64();
         match self.srtt {
             None => {
@@ -54,27 +54,23 @@ impl RttEstimator {
     }
 
     /// The timer expired: double the timeout, up to the ceiling.
-    pub fn back_off(&mut self) {
+    pub(crate) fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(30);
     }
 
     /// Raises the timeout to at least `floor` (RFC 6298 §5.7: 3 s after a
     /// timed-out SYN).
-    pub fn raise_to(&mut self, floor: Duration) {
+    pub(crate) fn raise_to(&mut self, floor: Duration) {
         self.base_rto = self.base_rto.max(floor.as_secs_f64());
     }
 
-    pub fn rto(&self) -> Duration {
+    pub(crate) fn rto(&self) -> Duration {
         let rto = (self.base_rto * f64::from(1u32 << self.backoff.min(30))).min(self.max_rto);
         Duration::from_secs_f64(rto)
     }
 
-    pub fn srtt(&self) -> Option<Duration> {
+    pub(crate) fn srtt(&self) -> Option<Duration> {
         self.srtt.map(Duration::from_secs_f64)
-    }
-
-    pub fn rttvar(&self) -> Duration {
-        Duration::from_secs_f64(self.rttvar)
     }
 }
 

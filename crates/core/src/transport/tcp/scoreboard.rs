@@ -8,16 +8,16 @@
 //! flight.
 
 #[derive(Clone, Debug, Default)]
-pub struct Scoreboard {
+pub(crate) struct Scoreboard {
     /// SACKed blocks [start, end), disjoint, sorted, above snd_una.
     sacked: Vec<(u64, u64)>,
     /// Highest byte retransmitted in this recovery (RFC 6675 HighRxt).
-    pub high_rxt: u64,
+    pub(crate) high_rxt: u64,
 }
 
 /// A run of bytes not SACKed, [start, end).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Hole {
+pub(crate) struct Hole {
     pub start: u64,
     pub end: u64,
     pub lost: bool,
@@ -26,17 +26,12 @@ pub struct Hole {
 const DUP_THRESH: usize = 3;
 
 impl Scoreboard {
-    pub fn clear(&mut self) {
-        self.sacked.clear();
-        self.high_rxt = 0;
-    }
-
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.sacked.is_empty()
     }
 
     /// Records a SACK block; ignores what lies at or below `snd_una`.
-    pub fn add(&mut self, snd_una: u64, start: u64, end: u64) {
+    pub(crate) fn add(&mut self, snd_una: u64, start: u64, end: u64) {
         let start = start.max(snd_una);
         if end <= start {
             return;
@@ -56,7 +51,7 @@ impl Scoreboard {
     }
 
     /// Forgets everything the cumulative ACK now covers.
-    pub fn advance(&mut self, snd_una: u64) {
+    pub(crate) fn advance(&mut self, snd_una: u64) {
         self.sacked.retain(|&(_, b)| b > snd_una);
         if let Some(first) = self.sacked.first_mut() {
             first.0 = first.0.max(snd_una);
@@ -64,11 +59,12 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(snd_una);
     }
 
-    pub fn sacked_bytes(&self) -> u64 {
+    pub(crate) fn sacked_bytes(&self) -> u64 {
         self.sacked.iter().map(|(a, b)| b - a).sum()
     }
 
-    pub fn is_sacked(&self, seq: u64) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_sacked(&self, seq: u64) -> bool {
         self.sacked.iter().any(|&(a, b)| a <= seq && seq < b)
     }
 
@@ -76,7 +72,7 @@ impl Scoreboard {
     /// (start, end) with start ≥ seq skipping a SACKed block at `seq`, and
     /// end the start of the next SACKed block (or `limit`). Used to resend
     /// after a timeout without resending what was SACKed (RFC 6675 §5.1).
-    pub fn unsacked_run(&self, seq: u64, limit: u64) -> (u64, u64) {
+    pub(crate) fn unsacked_run(&self, seq: u64, limit: u64) -> (u64, u64) {
         let mut start = seq;
         for &(a, b) in &self.sacked {
             if a <= start && start < b {
@@ -96,7 +92,7 @@ impl Scoreboard {
     /// The holes between snd_una and snd_max, with IsLost per RFC 6675 §4:
     /// lost when DupThresh discontiguous SACKed blocks, or more than
     /// (DupThresh − 1)·SMSS SACKed bytes, lie above it.
-    pub fn holes(&self, snd_una: u64, snd_max: u64, mss: u64) -> Vec<Hole> {
+    pub(crate) fn holes(&self, snd_una: u64, snd_max: u64, mss: u64) -> Vec<Hole> {
         let mut holes = Vec::with_capacity(self.sacked.len() + 1);
         let mut from = snd_una;
         let mut above_bytes = self.sacked_bytes();
@@ -125,7 +121,7 @@ impl Scoreboard {
 
     /// RFC 6675 SetPipe: bytes not SACKed and not deemed lost, plus bytes
     /// retransmitted (below HighRxt) and not yet SACKed or acknowledged.
-    pub fn pipe(&self, snd_una: u64, snd_max: u64, mss: u64) -> u64 {
+    pub(crate) fn pipe(&self, snd_una: u64, snd_max: u64, mss: u64) -> u64 {
         self.holes(snd_una, snd_max, mss)
             .iter()
             .map(|h| {
@@ -138,7 +134,7 @@ impl Scoreboard {
 
     /// Whether the first unacknowledged byte is deemed lost (RFC 6675 §5
     /// step 4: enter recovery before three duplicate ACKs).
-    pub fn first_is_lost(&self, snd_una: u64, snd_max: u64, mss: u64) -> bool {
+    pub(crate) fn first_is_lost(&self, snd_una: u64, snd_max: u64, mss: u64) -> bool {
         self.holes(snd_una, snd_max, mss)
             .first()
             .is_some_and(|h| h.start == snd_una && h.lost)
@@ -146,7 +142,7 @@ impl Scoreboard {
 
     /// RFC 6675 NextSeg rule 1: the lowest lost byte above HighRxt, and the
     /// length up to the end of its hole.
-    pub fn next_lost(&self, snd_una: u64, snd_max: u64, mss: u64) -> Option<(u64, u64)> {
+    pub(crate) fn next_lost(&self, snd_una: u64, snd_max: u64, mss: u64) -> Option<(u64, u64)> {
         self.holes(snd_una, snd_max, mss)
             .into_iter()
             .filter(|h| h.lost && h.end > self.high_rxt)
@@ -159,7 +155,7 @@ impl Scoreboard {
 
     /// NextSeg rule 3: an unSACKed byte above HighRxt that is not deemed lost,
     /// below the highest SACKed byte (used when no new data may be sent).
-    pub fn next_unsacked(&self, snd_una: u64, snd_max: u64, mss: u64) -> Option<(u64, u64)> {
+    pub(crate) fn next_unsacked(&self, snd_una: u64, snd_max: u64, mss: u64) -> Option<(u64, u64)> {
         let high_sacked = self.sacked.last()?.1;
         self.holes(snd_una, snd_max, mss)
             .into_iter()

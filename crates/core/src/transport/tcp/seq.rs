@@ -4,12 +4,12 @@
 //! full offset from the nearest value to what it expects.
 
 /// The 32 bits that go on the wire.
-pub fn wire(offset: u64) -> u32 {
+pub(crate) fn wire(offset: u64) -> u32 {
     offset as u32
 }
 
 /// The u64 offset closest to `near` whose low 32 bits are `w`.
-pub fn unwrap(near: u64, w: u32) -> u64 {
+pub(crate) fn unwrap(near: u64, w: u32) -> u64 {
     let base = near & !0xffff_ffff;
     let candidates = [base.wrapping_sub(1 << 32), base, base + (1 << 32)];
     candidates

@@ -43,9 +43,9 @@ mod recovery;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub node: u32,
-    pub peer_node: u32,
+    pub(crate) peer_node: u32,
     /// The peer socket's agent at its node.
-    pub peer_agent: AgentAddr,
+    pub(crate) peer_agent: AgentAddr,
     /// Flow id stamped on outgoing segments (per-direction drop accounting).
     pub flow: u32,
 }
@@ -73,20 +73,20 @@ enum Recovery {
 
 #[derive(Clone, Debug, Default)]
 pub struct TcpStats {
-    pub segments_sent: u64,
+    pub(crate) segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
-    pub bytes_sent: u64,
+    pub(crate) bytes_sent: u64,
     pub retransmissions: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
-    pub dup_acks: u64,
-    pub acks_sent: u64,
-    pub cwnd_max: u64,
+    pub(crate) dup_acks: u64,
+    pub(crate) acks_sent: u64,
+    pub(crate) cwnd_max: u64,
 }
 
 pub struct TcpSocket {
     cfg: TcpConfig,
-    pub endpoint: Endpoint,
+    pub(crate) endpoint: Endpoint,
     pub state: State,
     start: Time,
     my_shift: u8,
@@ -204,7 +204,7 @@ impl TcpSocket {
     // ----- what the application and the observers see -----
 
     /// Room in the send buffer for the application to write into.
-    pub fn send_space(&self) -> u64 {
+    pub(crate) fn send_space(&self) -> u64 {
         self.cfg
             .send_buffer
             .saturating_sub(self.written - self.snd_una)
@@ -217,11 +217,11 @@ impl TcpSocket {
     }
 
     /// Everything written has been acknowledged.
-    pub fn all_acked(&self) -> bool {
+    pub(crate) fn all_acked(&self) -> bool {
         self.snd_una == self.written
     }
 
-    pub fn cwnd(&self) -> u64 {
+    pub(crate) fn cwnd(&self) -> u64 {
         self.cwnd
     }
     pub fn ssthresh(&self) -> u64 {
@@ -230,17 +230,17 @@ impl TcpSocket {
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
-    pub fn srtt(&self) -> Option<Duration> {
+    pub(crate) fn srtt(&self) -> Option<Duration> {
         self.rtt.srtt()
     }
-    pub fn rto(&self) -> Duration {
+    pub(crate) fn rto(&self) -> Duration {
         self.rtt.rto()
     }
     /// The window this socket advertises, in bytes.
-    pub fn advertised_window(&self) -> u64 {
+    pub(crate) fn advertised_window(&self) -> u64 {
         self.cfg.receive_buffer.saturating_sub(self.rx.held_bytes())
     }
-    pub fn in_recovery(&self) -> bool {
+    pub(crate) fn in_recovery(&self) -> bool {
         matches!(self.recovery, Recovery::Fast { .. })
     }
 
@@ -268,7 +268,7 @@ impl TcpSocket {
     }
 
     /// Sends what the windows allow, and any ACK that is due.
-    pub fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
+    pub(crate) fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
         if self.state == State::Established {
             if self.in_recovery() && self.cfg.variant == Variant::Sack {
                 self.sack_recovery_send(now, out);
@@ -282,7 +282,7 @@ impl TcpSocket {
     }
 
     /// An arriving segment addressed to this socket.
-    pub fn on_segment(&mut self, now: Time, pdu: &Pdu, out: &mut Vec<Pdu>) {
+    pub(crate) fn on_segment(&mut self, now: Time, pdu: &Pdu, out: &mut Vec<Pdu>) {
         let Header::Tcp(h) = pdu.header else {
             return;
         };

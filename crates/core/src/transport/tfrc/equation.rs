@@ -5,7 +5,7 @@
 /// The rate in bytes/s a TCP flow with segments of `s` bytes would get with
 /// round-trip time `rtt_s` and loss event rate `p`: b = 1 packet per ACK,
 /// t_RTO = 4R, as RFC 5348 §3.1 recommends.
-pub fn rate_bps_bytes(s: f64, rtt_s: f64, p: f64) -> f64 {
+pub(crate) fn rate_bps_bytes(s: f64, rtt_s: f64, p: f64) -> f64 {
     if p <= 0.0 {
         return f64::INFINITY;
     }
@@ -21,7 +21,7 @@ pub fn rate_bps_bytes(s: f64, rtt_s: f64, p: f64) -> f64 {
 /// finds it to well below any precision the receiver needs. A rate the
 /// equation gives only for p below 1e-12 returns 1e-12; one at or below
 /// its value at p = 1 returns 1.
-pub fn loss_rate_for(s: f64, rtt_s: f64, x: f64) -> f64 {
+pub(crate) fn loss_rate_for(s: f64, rtt_s: f64, x: f64) -> f64 {
     const P_MIN: f64 = 1e-12;
     if rate_bps_bytes(s, rtt_s, P_MIN) <= x {
         return P_MIN;

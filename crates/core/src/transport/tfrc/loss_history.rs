@@ -21,8 +21,8 @@
 use crate::engine::Time;
 use std::collections::VecDeque;
 
-pub const NDUPACK: u8 = 3;
-pub const N_INTERVALS: usize = 8;
+pub(crate) const NDUPACK: u8 = 3;
+pub(crate) const N_INTERVALS: usize = 8;
 const WEIGHTS: [f64; N_INTERVALS] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
 
 /// A packet not yet received with later ones around it.
@@ -51,7 +51,7 @@ struct Interval {
 }
 
 #[derive(Clone, Debug)]
-pub struct LossHistory {
+pub(crate) struct LossHistory {
     small_packets: bool,
     highest: Option<(u64, Time)>,
     missing: VecDeque<Missing>,
@@ -64,13 +64,13 @@ pub struct LossHistory {
 
 /// What one arrival changed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Arrival {
-    pub new_losses: u32,
-    pub new_events: u32,
+pub(crate) struct Arrival {
+    pub(crate) new_losses: u32,
+    pub(crate) new_events: u32,
 }
 
 impl LossHistory {
-    pub fn new(small_packets: bool) -> LossHistory {
+    pub(crate) fn new(small_packets: bool) -> LossHistory {
         LossHistory {
             small_packets,
             highest: None,
@@ -85,7 +85,7 @@ impl LossHistory {
     /// Data packet `seq` arrived at `now`; `rtt_s` is the sender's RTT
     /// estimate it carried. `seed` gives the synthetic first interval (in
     /// packets) when the first loss event begins.
-    pub fn on_packet(
+    pub(crate) fn on_packet(
         &mut self,
         seq: u64,
         now: Time,
@@ -167,7 +167,7 @@ impl LossHistory {
     }
 
     /// The loss event rate at `now` (0 before the first loss).
-    pub fn p(&self, now: Time, rtt_s: f64) -> f64 {
+    pub(crate) fn p(&self, now: Time, rtt_s: f64) -> f64 {
         let Some(ev) = &self.current else {
             return 0.0;
         };
@@ -203,15 +203,12 @@ impl LossHistory {
     }
 
     /// Closed intervals, most recent first, as they enter the average.
-    pub fn intervals(&self, rtt_s: f64) -> Vec<f64> {
+    #[cfg(test)]
+    pub(crate) fn intervals(&self, rtt_s: f64) -> Vec<f64> {
         self.closed
             .iter()
             .map(|iv| self.counted(iv, rtt_s))
             .collect()
-    }
-
-    pub fn highest_seq(&self) -> Option<u64> {
-        self.highest.map(|(h, _)| h)
     }
 }
 

@@ -16,14 +16,14 @@
 //! same bytes. Under ns2 they are bytes/s of `packet_bytes`, and each
 //! packet carries `header_bytes` more on the wire, as ns-2's do.
 
-pub mod equation;
-pub mod loss_history;
-pub mod ns2_formula;
-pub mod ns2_receiver;
-pub mod ns2_sender;
-pub mod profile;
-pub mod receiver;
-pub mod sender;
+pub(crate) mod equation;
+pub(crate) mod loss_history;
+pub(crate) mod ns2_formula;
+pub(crate) mod ns2_receiver;
+pub(crate) mod ns2_sender;
+pub(crate) mod profile;
+pub(crate) mod receiver;
+pub(crate) mod sender;
 
 pub use profile::{Receiver, Sender};
 pub use receiver::TfrcReceiver;
@@ -47,7 +47,7 @@ pub enum Profile {
 
 impl Profile {
     /// The RFC whose sender rules apply; None for ns-2's.
-    pub fn revision(self) -> Option<Revision> {
+    pub(crate) fn revision(self) -> Option<Revision> {
         match self {
             Profile::Rfc5348 => Some(Revision::Rfc5348),
             Profile::Rfc3448 => Some(Revision::Rfc3448),
@@ -59,7 +59,7 @@ impl Profile {
 /// Which revision of TFRC's sender rules (the two differ in start-up,
 /// which is what the tfrc-dama study measures).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum Revision {
+pub(crate) enum Revision {
     /// RFC 3448 §4.3, which the tfrc-dama paper's simulator followed: one
     /// packet per second until the first report, then
     /// X = max(min(2X, 2X_recv), s/R) once per RTT, X_recv being the last
@@ -124,9 +124,9 @@ fn feedback_default() -> u32 {
 
 /// RFC 4828 §3: TFRC-SP puts a nominal 1460-byte segment in the equation
 /// whatever the packets' size.
-pub const SP_NOMINAL_SEGMENT: f64 = 1460.0;
+pub(crate) const SP_NOMINAL_SEGMENT: f64 = 1460.0;
 /// RFC 4828 §3: at most one packet per 10 ms.
-pub const SP_MIN_INTERVAL_S: f64 = 0.010;
+pub(crate) const SP_MIN_INTERVAL_S: f64 = 0.010;
 
 impl TfrcConfig {
     /// A plain TFRC flow of `packet_bytes` packets, RFC 5348 defaults.
@@ -144,7 +144,7 @@ impl TfrcConfig {
     }
 
     /// The segment size s the equation and the initial rates use.
-    pub fn s_equation(&self) -> f64 {
+    pub(crate) fn s_equation(&self) -> f64 {
         if self.small_packets {
             SP_NOMINAL_SEGMENT
         } else {
@@ -154,7 +154,7 @@ impl TfrcConfig {
 
     /// TFRC-SP's header penalty P/(P + H) on the equation's rate (RFC 4828
     /// §3); 1 for plain TFRC.
-    pub fn header_penalty(&self) -> f64 {
+    pub(crate) fn header_penalty(&self) -> f64 {
         if self.small_packets {
             let h = self.header_bytes();
             let p = f64::from(self.packet_bytes - h);
@@ -165,19 +165,19 @@ impl TfrcConfig {
     }
 
     /// The lowest rate, bytes/s: one packet per t_mbi.
-    pub fn min_rate(&self) -> f64 {
+    pub(crate) fn min_rate(&self) -> f64 {
         f64::from(self.packet_bytes) / self.t_mbi.as_secs_f64()
     }
 
     /// W_init of RFC 5348 §4.2, bytes.
-    pub fn w_init(&self) -> f64 {
+    pub(crate) fn w_init(&self) -> f64 {
         let s = self.s_equation();
         (4.0 * s).min((2.0 * s).max(4380.0))
     }
 
     /// The nofeedback timer before any report, where a fixed one applies
     /// (under ns2 without one set it is two packets at the initial rate).
-    pub fn initial_rto(&self) -> Duration {
+    pub(crate) fn initial_rto(&self) -> Duration {
         self.initial_rto.unwrap_or(Duration::from_millis(2000))
     }
 
@@ -190,7 +190,7 @@ impl TfrcConfig {
     }
 
     /// A data packet's size on the wire.
-    pub fn wire_bytes(&self) -> u32 {
+    pub(crate) fn wire_bytes(&self) -> u32 {
         match self.profile {
             Profile::Ns2 => self.packet_bytes.saturating_add(self.header_bytes()),
             _ => self.packet_bytes,

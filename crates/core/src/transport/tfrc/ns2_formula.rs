@@ -7,12 +7,12 @@
 //! within 5 % of the rate, not an exact solution.
 
 /// `MAXRATE` of formula.h, bytes/s.
-pub const MAX_RATE: f64 = 25_000_000.0;
+pub(crate) const MAX_RATE: f64 = 25_000_000.0;
 const SMALL: f64 = 0.000_000_1;
 
 /// The rate (bytes/s) of `psize`-byte packets at loss event rate `p`,
 /// RTT `rtt` and retransmission timeout `tzero` (formula.h `p_to_b`).
-pub fn p_to_b(p: f64, rtt: f64, tzero: f64, psize: f64, bval: f64) -> f64 {
+pub(crate) fn p_to_b(p: f64, rtt: f64, tzero: f64, psize: f64, bval: f64) -> f64 {
     if p < 0.0 || rtt < 0.0 {
         return MAX_RATE;
     }
@@ -29,7 +29,7 @@ pub fn p_to_b(p: f64, rtt: f64, tzero: f64, psize: f64, bval: f64) -> f64 {
 /// The loss event rate at which `p_to_b` gives `b` bytes/s, within 5 %
 /// (formula-with-inverse.h `b_to_p`: bisection from p = 0.5, at most 31
 /// halvings).
-pub fn b_to_p(b: f64, rtt: f64, tzero: f64, psize: f64, bval: f64) -> f64 {
+pub(crate) fn b_to_p(b: f64, rtt: f64, tzero: f64, psize: f64, bval: f64) -> f64 {
     let (mut p, mut step) = (0.5, 0.25);
     for _ in 0..=30 {
         let rate = p_to_b(p, rtt, tzero, psize, bval);

@@ -259,7 +259,7 @@ impl Ns2Receiver {
 
     /// A data packet `seq` of `bytes` arrived at `now`; true when it must
     /// be reported at once (`recv`, l. 164).
-    pub fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
+    pub(crate) fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
         let t = now.ps() as i64;
         let seq = seq as i64;
         self.packets += 1;
@@ -426,7 +426,7 @@ impl Ns2Receiver {
     }
 
     /// Data arrived since the last report.
-    pub fn report_pending(&self) -> bool {
+    pub(crate) fn report_pending(&self) -> bool {
         self.rcvd_since_report > 0
     }
 
@@ -437,7 +437,7 @@ impl Ns2Receiver {
 
     /// The backup timer: true when due (`report` then decides whether there
     /// is anything to report).
-    pub fn on_timer(&mut self, now: Time) -> bool {
+    pub(crate) fn on_timer(&mut self, now: Time) -> bool {
         now >= self.nack_at
     }
 

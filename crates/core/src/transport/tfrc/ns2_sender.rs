@@ -56,7 +56,7 @@ use crate::net::quick_start::QsOption;
 use crate::net::{TfrcData, TfrcFeedback};
 
 /// `InitRate_`, bytes/s (ns-default.tcl l. 1170).
-pub const INIT_RATE: f64 = 300.0;
+pub(crate) const INIT_RATE: f64 = 300.0;
 /// `df_`: weight of the old RTT in the EWMA (l. 1168).
 const DF: f64 = 0.95;
 /// `ssmult_` (l. 1172).
@@ -66,7 +66,7 @@ const VOIP_MAX_PKT_RATE: f64 = 100.0;
 /// `fsize_` (l. 1138): TFRC-SP's nominal segment in the equation.
 const VOIP_FSIZE: f64 = 1460.0;
 /// `headersize_` (l. 1140).
-pub const HEADER_BYTES: u32 = 32;
+pub(crate) const HEADER_BYTES: u32 = 32;
 /// `SMALLFLOAT` of tfrc.h.
 const SMALL: f64 = 0.000_000_1;
 
@@ -77,7 +77,7 @@ fn above(a: f64, b: f64) -> bool {
 
 /// `rate_change_` (tfrc.h).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     SlowStart,
     CongAvoid,
     RateDecrease,
@@ -89,7 +89,7 @@ pub enum Phase {
 /// 3, T_RTTVAR_BITS 2, ns-default.tcl l. 1128-1133): TFRC uses it as the
 /// equation's t_RTO (`tzero_`).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct TickRto {
+pub(crate) struct TickRto {
     srtt: i32,
     rttvar: i32,
 }
@@ -101,7 +101,7 @@ impl TickRto {
     const RTTVAR_EXP: u32 = 2;
 
     /// A sample of `rtt` seconds; returns the new RTO, seconds.
-    pub fn sample(&mut self, rtt: f64) -> f64 {
+    pub(crate) fn sample(&mut self, rtt: f64) -> f64 {
         let ticks = ((rtt / Self::TICK + 0.5) as i32).max(1);
         if self.srtt != 0 {
             // `register short rtt_delta` in ns-2.
@@ -126,7 +126,7 @@ impl TickRto {
 }
 
 #[derive(Clone, Debug)]
-pub struct Ns2Sender {
+pub(crate) struct Ns2Sender {
     /// `size_`, bytes.
     size: f64,
     header: u32,
@@ -168,7 +168,7 @@ pub struct Ns2Sender {
 }
 
 impl Ns2Sender {
-    pub fn new(cfg: &TfrcConfig) -> Ns2Sender {
+    pub(crate) fn new(cfg: &TfrcConfig) -> Ns2Sender {
         Ns2Sender {
             size: f64::from(cfg.packet_bytes),
             header: cfg.header_bytes(),
@@ -212,28 +212,29 @@ impl Ns2Sender {
     }
 
     /// A packet's size on the wire.
-    pub fn wire_bytes(&self) -> u32 {
+    pub(crate) fn wire_bytes(&self) -> u32 {
         self.size as u32 + self.header
     }
 
     /// `rate_`, bits/s of `packetSize_` bytes.
-    pub fn rate_bps(&self) -> f64 {
+    pub(crate) fn rate_bps(&self) -> f64 {
         self.rate * 8.0
     }
 
-    pub fn rtt_s(&self) -> Option<f64> {
+    pub(crate) fn rtt_s(&self) -> Option<f64> {
         (self.rtt > 0.0).then_some(self.rtt)
     }
 
-    pub fn p(&self) -> f64 {
+    pub(crate) fn p(&self) -> f64 {
         self.p
     }
 
-    pub fn phase(&self) -> Phase {
+    #[cfg(test)]
+    pub(crate) fn phase(&self) -> Phase {
         self.phase
     }
 
-    pub fn qs_state(&self) -> QsState {
+    pub(crate) fn qs_state(&self) -> QsState {
         self.qs
     }
 
@@ -249,7 +250,7 @@ impl Ns2Sender {
     }
 
     /// The earliest time a timer needs the sender.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if !self.started {
             return Time::NEVER;
         }
@@ -264,14 +265,14 @@ impl Ns2Sender {
     /// The application has no more data (ns-2's `stop`, l. 232, with
     /// `idleFix_`): no more sends; the timers that would only tick are
     /// not run.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.active = false;
         self.datalimited = true;
     }
 
     /// New data, then the timers due at `now`, with `waiting` packets in
     /// the transmit buffer; returns how many may go now.
-    pub fn poll(&mut self, now: Time, waiting: usize) -> u32 {
+    pub(crate) fn poll(&mut self, now: Time, waiting: usize) -> u32 {
         if !self.started {
             if waiting == 0 {
                 return 0;
@@ -339,7 +340,7 @@ impl Ns2Sender {
     }
 
     /// A packet goes now: its sequence number and header.
-    pub fn on_send(&mut self, now: Time) -> (u64, TfrcData) {
+    pub(crate) fn on_send(&mut self, now: Time) -> (u64, TfrcData) {
         let seq = self.seqno;
         self.seqno += 1;
         self.stats.packets += 1;
@@ -373,7 +374,7 @@ impl Ns2Sender {
     }
 
     /// A report arrived (`recv`, l. 328).
-    pub fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
+    pub(crate) fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
         let t = now;
         self.stats.reports += 1;
         self.round_id += 1;

@@ -83,14 +83,14 @@ impl Sender {
 
     /// A packet goes now; `more_waiting` says whether others wait behind
     /// it. Its sequence number and header.
-    pub fn on_send(&mut self, now: Time, more_waiting: bool) -> (u64, TfrcData) {
+    pub(crate) fn on_send(&mut self, now: Time, more_waiting: bool) -> (u64, TfrcData) {
         match &mut self.inner {
             AnySender::Rfc(s) => s.on_send(now, more_waiting),
             AnySender::Ns2(s) => s.on_send(now),
         }
     }
 
-    pub fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
+    pub(crate) fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
         match &mut self.inner {
             AnySender::Rfc(s) => s.on_feedback(now, fb),
             AnySender::Ns2(s) => s.on_feedback(now, fb),
@@ -174,7 +174,7 @@ impl Receiver {
     }
 
     /// A data packet arrived; true when it must be reported at once.
-    pub fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
+    pub(crate) fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
         match self {
             Receiver::Rfc(r) => r.on_data(now, seq, bytes, h),
             Receiver::Ns2(r) => r.on_data(now, seq, bytes, h),
@@ -189,7 +189,7 @@ impl Receiver {
     }
 
     /// The feedback timer: true when `report` should be asked now.
-    pub fn on_timer(&mut self, now: Time) -> bool {
+    pub(crate) fn on_timer(&mut self, now: Time) -> bool {
         match self {
             Receiver::Rfc(r) => r.on_timer(now),
             Receiver::Ns2(r) => r.on_timer(now),
@@ -205,7 +205,7 @@ impl Receiver {
     }
 
     /// Data arrived since the last report.
-    pub fn report_pending(&self) -> bool {
+    pub(crate) fn report_pending(&self) -> bool {
         match self {
             Receiver::Rfc(r) => r.report_pending(),
             Receiver::Ns2(r) => r.report_pending(),

@@ -66,7 +66,7 @@ impl TfrcReceiver {
 
     /// A data packet `seq` of `bytes` with header `h` arrived at `now`;
     /// true when it must be reported at once.
-    pub fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
+    pub(crate) fn on_data(&mut self, now: Time, seq: u64, bytes: u32, h: &TfrcData) -> bool {
         self.packets += 1;
         self.bytes += u64::from(bytes);
         self.bytes_since_report += u64::from(bytes);
@@ -111,7 +111,7 @@ impl TfrcReceiver {
     }
 
     /// Data arrived since the last report: the feedback timer will report.
-    pub fn report_pending(&self) -> bool {
+    pub(crate) fn report_pending(&self) -> bool {
         self.data_since_report
     }
 
@@ -121,7 +121,7 @@ impl TfrcReceiver {
     }
 
     /// The feedback timer: true when a report must go now.
-    pub fn on_timer(&mut self, now: Time) -> bool {
+    pub(crate) fn on_timer(&mut self, now: Time) -> bool {
         if now < self.due {
             return false;
         }
@@ -161,7 +161,7 @@ impl TfrcReceiver {
         }
     }
 
-    pub fn loss_history(&self) -> &LossHistory {
+    pub(crate) fn loss_history(&self) -> &LossHistory {
         &self.history
     }
 }

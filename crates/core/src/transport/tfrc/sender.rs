@@ -46,15 +46,15 @@ pub struct SenderStats {
     pub packets: u64,
     pub bytes: u64,
     pub reports: u64,
-    pub nofeedback_expiries: u64,
+    pub(crate) nofeedback_expiries: u64,
     /// The approved Quick-Start rate, bits/s (0: none).
     pub qs_approved_bps: f64,
-    pub qs_validated_at: Option<Time>,
+    pub(crate) qs_validated_at: Option<Time>,
     /// When the rate first fell below the Quick-Start rate it was given:
     /// the paper's step (c), whichever report or timer made it.
-    pub qs_cut_at: Option<Time>,
+    pub(crate) qs_cut_at: Option<Time>,
     /// When the first report (with a Quick-Start response, if asked) came.
-    pub first_report_at: Option<Time>,
+    pub(crate) first_report_at: Option<Time>,
 }
 
 #[derive(Clone, Debug)]
@@ -136,18 +136,18 @@ impl TfrcSender {
     }
 
     /// The earliest time the next packet may go.
-    pub fn next_send_at(&self) -> Time {
+    pub(crate) fn next_send_at(&self) -> Time {
         self.next_at
     }
 
     /// A packet waits for the rate rather than for data.
-    pub fn note_waiting(&mut self) {
+    pub(crate) fn note_waiting(&mut self) {
         self.rate_limited = true;
     }
 
     /// A packet goes now; `more_waiting` says whether others wait behind it.
     /// Returns its header, its sequence number in the PDU's `seq`.
-    pub fn on_send(&mut self, now: Time, more_waiting: bool) -> (u64, TfrcData) {
+    pub(crate) fn on_send(&mut self, now: Time, more_waiting: bool) -> (u64, TfrcData) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.next_at = now + self.interval();
@@ -191,7 +191,7 @@ impl TfrcSender {
     }
 
     /// A report arrived (§4.3).
-    pub fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
+    pub(crate) fn on_feedback(&mut self, now: Time, fb: &TfrcFeedback) {
         self.stats.reports += 1;
         let sample = (now.since(fb.t_recvdata).as_secs_f64()
             - Duration(fb.t_delay_ps).as_secs_f64())
@@ -310,7 +310,7 @@ impl TfrcSender {
     }
 
     /// The nofeedback timer (§4.4); a no-op before it is due.
-    pub fn on_timer(&mut self, now: Time) {
+    pub(crate) fn on_timer(&mut self, now: Time) {
         if now < self.nofeedback_at {
             return;
         }

@@ -13,28 +13,28 @@ use super::{slow_start, Ack, CongestionControl, HyStart, Window};
 use crate::engine::Time;
 
 /// RFC 9438 §5: C = 0.4 segments/s³, β_cubic = 0.7.
-pub const C: f64 = 0.4;
-pub const BETA: f64 = 0.7;
+pub(crate) const C: f64 = 0.4;
+pub(crate) const BETA: f64 = 0.7;
 
 /// α_cubic (§4.3): Reno-friendly growth per RTT, in segments.
-pub fn alpha() -> f64 {
+pub(crate) fn alpha() -> f64 {
     3.0 * (1.0 - BETA) / (1.0 + BETA)
 }
 
 /// K (eq. 2), seconds: the time to grow from `cwnd_epoch` back to `w_max`.
-pub fn k(w_max: f64, cwnd_epoch: f64) -> f64 {
+pub(crate) fn k(w_max: f64, cwnd_epoch: f64) -> f64 {
     ((w_max - cwnd_epoch).max(0.0) / C).cbrt()
 }
 
 /// W_cubic(t) (eq. 1), segments.
-pub fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
+pub(crate) fn w_cubic(t: f64, k: f64, w_max: f64) -> f64 {
     C * (t - k).powi(3) + w_max
 }
 
 #[derive(Clone, Debug)]
-pub struct Cubic {
+pub(crate) struct Cubic {
     abc_limit_segments: u32,
-    pub hystart: Option<HyStart>,
+    pub(crate) hystart: Option<HyStart>,
     /// Window before the last reduction, segments (0: none yet / timeout).
     w_max: f64,
     /// cwnd_prior (§4.6): the window just before the last reduction,
@@ -45,7 +45,7 @@ pub struct Cubic {
     /// Fractional bytes of growth not yet added to cwnd.
     carry: f64,
     /// §4.7 fast convergence (on, as the RFC recommends and Linux does).
-    pub fast_convergence: bool,
+    pub(crate) fast_convergence: bool,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -59,7 +59,7 @@ struct Epoch {
 }
 
 impl Cubic {
-    pub fn new(abc_limit_segments: u32, hystart: Option<HyStart>) -> Cubic {
+    pub(crate) fn new(abc_limit_segments: u32, hystart: Option<HyStart>) -> Cubic {
         Cubic {
             abc_limit_segments,
             hystart,
@@ -72,7 +72,8 @@ impl Cubic {
     }
 
     /// W_max now (segments), for tests and probes.
-    pub fn w_max(&self) -> f64 {
+    #[cfg(test)]
+    pub(crate) fn w_max(&self) -> f64 {
         self.w_max
     }
 

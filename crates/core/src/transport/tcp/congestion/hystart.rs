@@ -9,15 +9,15 @@ use super::{Ack, Window};
 use crate::engine::Duration;
 
 /// RFC 9406 §4.3 constants.
-pub const MIN_RTT_THRESH: Duration = Duration::from_millis(4);
-pub const MAX_RTT_THRESH: Duration = Duration::from_millis(16);
-pub const MIN_RTT_DIVISOR: u64 = 8;
-pub const N_RTT_SAMPLE: u32 = 8;
-pub const CSS_GROWTH_DIVISOR: u64 = 4;
-pub const CSS_ROUNDS: u32 = 5;
+pub(crate) const MIN_RTT_THRESH: Duration = Duration::from_millis(4);
+pub(crate) const MAX_RTT_THRESH: Duration = Duration::from_millis(16);
+pub(crate) const MIN_RTT_DIVISOR: u64 = 8;
+pub(crate) const N_RTT_SAMPLE: u32 = 8;
+pub(crate) const CSS_GROWTH_DIVISOR: u64 = 4;
+pub(crate) const CSS_ROUNDS: u32 = 5;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     SlowStart,
     /// Conservative slow start, with the rounds spent in it.
     Css(u32),
@@ -26,7 +26,7 @@ pub enum Phase {
 }
 
 #[derive(Clone, Debug)]
-pub struct HyStart {
+pub(crate) struct HyStart {
     pub phase: Phase,
     window_end: u64,
     last_round_min: Option<Duration>,
@@ -49,24 +49,24 @@ impl Default for HyStart {
 }
 
 /// RttThresh (§4.2): an eighth of the last round's minimum, within 4–16 ms.
-pub fn rtt_thresh(last_round_min: Duration) -> Duration {
+pub(crate) fn rtt_thresh(last_round_min: Duration) -> Duration {
     Duration(last_round_min.ps() / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH)
 }
 
 impl HyStart {
-    pub fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         self.phase != Phase::Done
     }
 
     /// A loss (or the end of slow start by ssthresh): no more HyStart++.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         self.phase = Phase::Done;
     }
 
     /// One ACK in slow start; returns the increase to apply to cwnd
     /// (`increase` is slow start's own), and may end slow start by
     /// setting ssthresh.
-    pub fn on_ack(&mut self, w: &mut Window, ack: &Ack, increase: u64) -> u64 {
+    pub(crate) fn on_ack(&mut self, w: &mut Window, ack: &Ack, increase: u64) -> u64 {
         if ack.ack >= self.window_end {
             self.new_round(w, ack.snd_max);
         }

@@ -8,16 +8,16 @@
 //! - `cubic`: RFC 9438
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
 
-pub mod cubic;
-pub mod hystart;
-pub mod reno;
+pub(crate) mod cubic;
+pub(crate) mod hystart;
+pub(crate) mod reno;
 
 use crate::engine::{Duration, Time};
 use serde::{Deserialize, Serialize};
 
-pub use cubic::Cubic;
-pub use hystart::HyStart;
-pub use reno::Reno;
+pub(crate) use cubic::Cubic;
+pub(crate) use hystart::HyStart;
+pub(crate) use reno::Reno;
 
 /// Which controller a connection runs.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,29 +30,29 @@ pub enum Kind {
 
 /// The window a controller adjusts, in bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Window {
-    pub cwnd: u64,
+pub(crate) struct Window {
+    pub(crate) cwnd: u64,
     pub ssthresh: u64,
     pub mss: u64,
 }
 
 /// What an ACK that advanced snd_una tells the controller.
 #[derive(Copy, Clone, Debug)]
-pub struct Ack {
+pub(crate) struct Ack {
     pub now: Time,
     /// Bytes newly acknowledged.
-    pub acked: u64,
+    pub(crate) acked: u64,
     /// The acknowledged offset and the highest offset sent.
     pub ack: u64,
-    pub snd_max: u64,
+    pub(crate) snd_max: u64,
     /// RFC 6298 SRTT, when there is one.
-    pub srtt: Option<Duration>,
+    pub(crate) srtt: Option<Duration>,
     /// This ACK's own RTT sample (newest segment it covers, none retransmitted).
-    pub rtt_sample: Option<Duration>,
+    pub(crate) rtt_sample: Option<Duration>,
 }
 
 /// The interface every controller offers the socket.
-pub trait CongestionControl {
+pub(crate) trait CongestionControl {
     /// An ACK advanced snd_una outside loss recovery while cwnd limited the
     /// flight (RFC 7661 §4: no growth otherwise).
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
@@ -71,13 +71,13 @@ pub trait CongestionControl {
 /// `new`, `inner` and `inner_mut`, and a `Kind` (as smoltcp's
 /// `AnyController`).
 #[derive(Clone, Debug)]
-pub enum Controller {
+pub(crate) enum Controller {
     Reno(Reno),
     Cubic(Cubic),
 }
 
 impl Controller {
-    pub fn new(kind: Kind, abc_limit_segments: u32, hystart: bool) -> Controller {
+    pub(crate) fn new(kind: Kind, abc_limit_segments: u32, hystart: bool) -> Controller {
         let hystart = hystart.then(HyStart::default);
         match kind {
             Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
@@ -87,7 +87,7 @@ impl Controller {
 
     /// The one dispatch point.
     #[inline]
-    pub fn inner(&self) -> &dyn CongestionControl {
+    pub(crate) fn inner(&self) -> &dyn CongestionControl {
         match self {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
@@ -95,7 +95,7 @@ impl Controller {
     }
 
     #[inline]
-    pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+    pub(crate) fn inner_mut(&mut self) -> &mut dyn CongestionControl {
         match self {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
@@ -121,7 +121,7 @@ impl CongestionControl for Controller {
 /// Slow start (RFC 5681 §3.1, RFC 3465 §2.2): cwnd grows by the bytes
 /// acknowledged, at most L·SMSS per ACK, and stops at ssthresh (as in
 /// Linux); with HyStart++ the growth may be slowed or ended early.
-pub fn slow_start(
+pub(crate) fn slow_start(
     w: &mut Window,
     ack: &Ack,
     abc_limit_segments: u32,

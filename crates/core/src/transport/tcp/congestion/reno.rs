@@ -6,13 +6,13 @@ use super::{slow_start, Ack, CongestionControl, HyStart, Window};
 use crate::engine::Time;
 
 #[derive(Clone, Debug)]
-pub struct Reno {
+pub(crate) struct Reno {
     abc_limit_segments: u32,
-    pub hystart: Option<HyStart>,
+    pub(crate) hystart: Option<HyStart>,
 }
 
 impl Reno {
-    pub fn new(abc_limit_segments: u32, hystart: Option<HyStart>) -> Reno {
+    pub(crate) fn new(abc_limit_segments: u32, hystart: Option<HyStart>) -> Reno {
         Reno {
             abc_limit_segments,
             hystart,
@@ -21,7 +21,7 @@ impl Reno {
 }
 
 /// RFC 5681 eq. (4): max(FlightSize / 2, 2·SMSS).
-pub fn half_flight(flight: u64, mss: u64) -> u64 {
+pub(crate) fn half_flight(flight: u64, mss: u64) -> u64 {
     (flight / 2).max(2 * mss)
 }
 
