@@ -8,7 +8,7 @@ use crate::engine::time::PS_PER_S;
 use crate::engine::Time;
 use crate::net::Pdu;
 
-pub struct Cbr {
+pub(crate) struct Cbr {
     pub(crate) emitter: Emitter,
     bytes: u32,
     interval_ps: f64,
@@ -17,7 +17,7 @@ pub struct Cbr {
 }
 
 impl Cbr {
-    pub fn new(emitter: Emitter, bytes: u32, rate_bps: f64) -> Cbr {
+    pub(crate) fn new(emitter: Emitter, bytes: u32, rate_bps: f64) -> Cbr {
         let next = emitter.start;
         Cbr {
             emitter,
@@ -28,7 +28,7 @@ impl Cbr {
         }
     }
 
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.emitter.active(self.next) {
             self.next
         } else {
@@ -36,7 +36,7 @@ impl Cbr {
         }
     }
 
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if now < self.next || !self.emitter.active(now) {
             return None;
         }

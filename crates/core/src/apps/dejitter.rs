@@ -17,8 +17,8 @@ pub(crate) struct Dejitter {
     tolerable: Option<Duration>,
     /// E2ED of the first packet, which fixes the play-out point.
     first_e2ed: Option<Duration>,
-    pub packets: u64,
-    pub late: u64,
+    pub(crate) packets: u64,
+    pub(crate) late: u64,
     pub(crate) e2ed: Histogram,
     pub(crate) owd: Histogram,
     pub(crate) last_e2ed_s: f64,

@@ -20,7 +20,7 @@ impl SizeDist {
         }
     }
 
-    pub fn draw(self, rng: &mut RngStream) -> u32 {
+    pub(crate) fn draw(self, rng: &mut RngStream) -> u32 {
         match self {
             SizeDist::Constant(b) => b,
             SizeDist::Exponential(m) => (rng.exp(m).round() as u32).max(1),
@@ -38,8 +38,8 @@ pub struct Emitter {
     pub clp: u8,
     pub start: Time,
     /// No emission at or after this time.
-    pub stop: Time,
-    pub sent_packets: u64,
+    pub(crate) stop: Time,
+    pub(crate) sent_packets: u64,
     pub(crate) sent_bytes: u64,
 }
 
@@ -49,7 +49,7 @@ impl Emitter {
     }
 
     /// A new PDU of `bytes` created at `now`.
-    pub fn make(&mut self, now: Time, bytes: u32) -> Pdu {
+    pub(crate) fn make(&mut self, now: Time, bytes: u32) -> Pdu {
         let p = Pdu {
             bytes,
             flow: self.flow,

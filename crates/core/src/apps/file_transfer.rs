@@ -55,8 +55,8 @@ pub(crate) struct FileTransfer {
     /// The file under way: when it started and the cells still to send.
     current: Option<(Time, u64)>,
     next_start: Time,
-    pub started: u64,
-    pub completed: u64,
+    pub(crate) started: u64,
+    pub(crate) completed: u64,
 }
 
 impl FileTransfer {

@@ -64,7 +64,7 @@ pub(crate) struct MediaSource {
     stop: Time,
     /// Generation times of the packets waiting in the transmit buffer.
     buffer: VecDeque<Time>,
-    pub generated: u64,
+    pub(crate) generated: u64,
     pub overflow: u64,
     pub(crate) buffer_max: usize,
     /// The same counts for the packets generated before `window_end` (a

@@ -26,7 +26,7 @@ use crate::engine::Time;
 use crate::net::Pdu;
 
 /// A packet source: emits PDUs at the instants it chooses.
-pub enum Source {
+pub(crate) enum Source {
     Cbr(cbr::Cbr),
     Poisson(poisson::Poisson),
     OnOff(onoff::OnOff),
@@ -34,7 +34,7 @@ pub enum Source {
 }
 
 impl Source {
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         match self {
             Source::Cbr(s) => s.poll_at(),
             Source::Poisson(s) => s.poll_at(),
@@ -44,7 +44,7 @@ impl Source {
     }
 
     /// Emits the PDU due at `now`, if any.
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         match self {
             Source::Cbr(s) => s.poll(now),
             Source::Poisson(s) => s.poll(now),

@@ -31,13 +31,13 @@ const MAX_CONSECUTIVE_SKIPS: u32 = 1 << 16;
 const SETTLE_INTERVALS: u32 = 4096;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Mpeg2Config {
+pub(crate) struct Mpeg2Config {
     /// Mean of the fGn rate process before skipping.
     pub(crate) mean_bps: f64,
     /// Its standard deviation.
     pub(crate) std_bps: f64,
     /// Hurst parameter, 0.5 ≤ H < 1 (paper 0.8).
-    pub hurst: f64,
+    pub(crate) hurst: f64,
     /// Rates above are skipped (paper 15 Mb/s).
     pub(crate) peak_bps: f64,
     /// Shortest inter-MPCR interval (paper 20 ms).
@@ -50,7 +50,7 @@ pub struct Mpeg2Config {
     pub block: usize,
 }
 
-pub struct Mpeg2 {
+pub(crate) struct Mpeg2 {
     pub(crate) emitter: Emitter,
     cfg: Mpeg2Config,
     rng: RngStream,
@@ -84,7 +84,11 @@ impl Mpeg2 {
     /// A source whose first MPCR interval starts at `emitter.start`; `rng`
     /// drives both the fGn blocks and the interval lengths. Errs on an
     /// unusable configuration, saying why.
-    pub fn new(emitter: Emitter, cfg: Mpeg2Config, mut rng: RngStream) -> Result<Mpeg2, String> {
+    pub(crate) fn new(
+        emitter: Emitter,
+        cfg: Mpeg2Config,
+        mut rng: RngStream,
+    ) -> Result<Mpeg2, String> {
         validate(&cfg)?;
         let fgn = paxson_fgn(cfg.block, cfg.hurst, &mut rng)
             .map_err(|e| format!("mpeg2: block of {}: {e}", cfg.block))?;
@@ -118,7 +122,7 @@ impl Mpeg2 {
     }
 
     /// The next cell instant; `Time::NEVER` once the emitter is done.
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.emitter.active(self.next) {
             self.next.max(self.floor)
         } else {
@@ -127,7 +131,7 @@ impl Mpeg2 {
     }
 
     /// Emits the cell due at `now`, if any.
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if now < self.next || !self.emitter.active(now) {
             return None;
         }
@@ -149,7 +153,8 @@ impl Mpeg2 {
     }
 
     /// MPCR intervals started so far.
-    pub fn intervals(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn intervals(&self) -> u64 {
         self.intervals
     }
 

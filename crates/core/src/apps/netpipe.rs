@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 /// What NetPIPE reports as a block's transfer time (`app.report`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Report {
+pub(crate) enum Report {
     /// The mean of every timed exchange (half its round trip), with the
     /// sample variance of those exchanges.
     #[default]
@@ -56,7 +56,7 @@ pub(crate) enum RepetitionRule {
 
 /// In a scenario description: a `tcp[].app` of kind "netpipe".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NetPipeConfig {
+pub(crate) struct NetPipeConfig {
     /// Block sizes in bytes, in the order tested.
     #[serde(rename = "sizes_bytes")]
     pub(crate) sizes: Vec<u64>,
@@ -75,7 +75,7 @@ pub struct NetPipeConfig {
     #[serde(default = "one")]
     pub(crate) trials: u64,
     #[serde(default)]
-    pub report: Report,
+    pub(crate) report: Report,
     #[serde(default)]
     pub(crate) repetition_rule: RepetitionRule,
     /// Untimed 1-byte exchanges before the first size, whose mean one-way
@@ -180,7 +180,7 @@ pub(crate) fn netpipe_repetitions(trial_time_s: f64, tlast_s: f64, prev: u64, in
 #[derive(Clone, Debug)]
 pub(crate) struct BlockResult {
     pub bytes: u64,
-    pub report: Report,
+    pub(crate) report: Report,
     /// Exchanges per trial (NetPIPE's nrepeat).
     pub(crate) repetitions: u64,
     /// Round-trip time of every timed exchange, seconds.
@@ -274,7 +274,7 @@ pub(crate) struct NetPipe {
     exchange_start: Time,
     /// Round trips of the latency test.
     pub(crate) latency: Summary,
-    pub results: Vec<BlockResult>,
+    pub(crate) results: Vec<BlockResult>,
     pub(crate) finished_at: Option<Time>,
     started: bool,
 }

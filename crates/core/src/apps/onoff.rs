@@ -20,12 +20,12 @@ const SKIP_PERIODS: u64 = 64;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Periods {
+pub(crate) enum Periods {
     Exponential,
     Deterministic,
 }
 
-pub struct OnOff {
+pub(crate) struct OnOff {
     pub(crate) emitter: Emitter,
     size: SizeDist,
     peak_bps: f64,
@@ -38,7 +38,7 @@ pub struct OnOff {
 }
 
 impl OnOff {
-    pub fn new(
+    pub(crate) fn new(
         emitter: Emitter,
         size: SizeDist,
         peak_bps: f64,
@@ -70,7 +70,7 @@ impl OnOff {
         }
     }
 
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.emitter.active(self.next) {
             self.next
         } else {
@@ -78,7 +78,7 @@ impl OnOff {
         }
     }
 
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if now < self.next || !self.emitter.active(now) {
             return None;
         }

@@ -6,7 +6,7 @@ use crate::engine::time::PS_PER_S;
 use crate::engine::{Duration, RngStream, Time};
 use crate::net::Pdu;
 
-pub struct Poisson {
+pub(crate) struct Poisson {
     pub(crate) emitter: Emitter,
     size: SizeDist,
     mean_gap_ps: f64,
@@ -15,7 +15,12 @@ pub struct Poisson {
 }
 
 impl Poisson {
-    pub fn new(emitter: Emitter, size: SizeDist, rate_bps: f64, mut rng: RngStream) -> Poisson {
+    pub(crate) fn new(
+        emitter: Emitter,
+        size: SizeDist,
+        rate_bps: f64,
+        mut rng: RngStream,
+    ) -> Poisson {
         let mean_gap_ps = size.mean_bytes() * 8.0 * PS_PER_S as f64 / rate_bps;
         let next = emitter.start + Duration(rng.exp(mean_gap_ps).round() as u64);
         Poisson {
@@ -27,7 +32,7 @@ impl Poisson {
         }
     }
 
-    pub fn poll_at(&self) -> Time {
+    pub(crate) fn poll_at(&self) -> Time {
         if self.emitter.active(self.next) {
             self.next
         } else {
@@ -35,7 +40,7 @@ impl Poisson {
         }
     }
 
-    pub fn poll(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn poll(&mut self, now: Time) -> Option<Pdu> {
         if now < self.next || !self.emitter.active(now) {
             return None;
         }

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub struct RatePolicyConfig {
     /// T_rt: the round-trip propagation delay to the destination.
     #[serde(rename = "rtt_ps")]
-    pub rtt: Duration,
+    pub(crate) rtt: Duration,
     #[serde(default = "yes")]
     pub adaptive: bool,
     #[serde(default = "slow_start_initial")]
@@ -42,7 +42,7 @@ pub struct RatePolicyConfig {
     #[serde(default = "discard_cut")]
     pub(crate) discard_cut: f64,
     /// The least factor (0.5 voice and video, 0 data).
-    pub floor: f64,
+    pub(crate) floor: f64,
     /// The greatest factor (1 voice and video); none for data.
     #[serde(default)]
     pub(crate) ceiling: Option<f64>,
@@ -125,7 +125,7 @@ impl Check for RatePolicyConfig {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct PolicyStats {
-    pub rate_notices: u64,
+    pub(crate) rate_notices: u64,
     pub(crate) rate_notices_ignored: u64,
     pub(crate) discard_notices: u64,
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 pub struct SessionConfig {
     /// The two rates inside a session (bits/s of cell payload): voice
     /// [64 000, 0], video [512 000, 192 000].
-    pub rates_bps: [f64; 2],
+    pub(crate) rates_bps: [f64; 2],
     /// Mean time at each of the two rates.
     #[serde(rename = "holding_ps")]
     pub(crate) holding: [Duration; 2],
@@ -31,7 +31,7 @@ pub struct SessionConfig {
     pub(crate) session: Duration,
     /// Mean gap between sessions; zero: sessions back to back.
     #[serde(rename = "gap_ps")]
-    pub gap: Duration,
+    pub(crate) gap: Duration,
 }
 
 impl SessionConfig {

@@ -10,12 +10,12 @@ use crate::net::Pdu;
 #[derive(Clone, Debug, Default)]
 pub struct FlowRecord {
     /// At a sink: packets and bytes received, one-way delay (ps).
-    pub received_packets: u64,
-    pub received_bytes: u64,
-    pub delay: Histogram,
+    pub(crate) received_packets: u64,
+    pub(crate) received_bytes: u64,
+    pub(crate) delay: Histogram,
     /// Discarded: a full queue, a CLP threshold, a port, no route, or a
     /// receiver released while they were in flight.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     /// Of `dropped`, those a port discarded (a policer at the access)
     /// rather than a queue.
     pub(crate) dropped_at_ports: u64,
@@ -27,8 +27,8 @@ pub struct FlowRecord {
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
     pub node: u32,
-    pub received_packets: u64,
-    pub received_bytes: u64,
+    pub(crate) received_packets: u64,
+    pub(crate) received_bytes: u64,
     /// Cumulative delay sum in seconds, for interval means in probes.
     pub(crate) delay_sum_s: f64,
 }

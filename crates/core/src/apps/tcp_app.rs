@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 /// The application on a connection; in a scenario description, `tcp[].app`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum AppKind {
+pub(crate) enum AppKind {
     Bulk {
         #[serde(default)]
         bytes: Option<u64>,
@@ -61,11 +61,11 @@ impl Check for AppKind {
 
 #[derive(Clone, Debug)]
 pub(crate) struct TcpApp {
-    pub kind: AppKind,
+    pub(crate) kind: AppKind,
     /// Bytes each side still has to write: (client, server).
     pending: (u64, u64),
     /// Transactions (or 1 for a bulk file) completed.
-    pub completed: u64,
+    pub(crate) completed: u64,
     /// Requests the server has answered.
     served: u64,
     transaction_start: Time,

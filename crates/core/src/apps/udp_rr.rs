@@ -25,7 +25,7 @@ pub(crate) struct UdpRrConfig {
     #[serde(rename = "request_bytes")]
     pub request: u32,
     #[serde(rename = "response_bytes")]
-    pub response: u32,
+    pub(crate) response: u32,
     /// Transactions to run (lost ones included); `None` = until the end.
     #[serde(default)]
     pub count: Option<u64>,
@@ -33,7 +33,7 @@ pub(crate) struct UdpRrConfig {
     #[serde(default)]
     pub(crate) warmup: u64,
     #[serde(rename = "timeout_ps")]
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     #[serde(rename = "start_ps", default)]
     pub start: Time,
 }
@@ -65,15 +65,15 @@ pub(crate) struct UdpEnds {
 
 #[derive(Clone, Debug)]
 pub(crate) struct UdpRr {
-    pub cfg: UdpRrConfig,
-    pub ends: UdpEnds,
+    pub(crate) cfg: UdpRrConfig,
+    pub(crate) ends: UdpEnds,
     /// Number of the transaction in progress (requests sent so far).
     current: u64,
     sent_at: Time,
     waiting: bool,
-    pub completed: u64,
-    pub lost: u64,
-    pub times: Summary,
+    pub(crate) completed: u64,
+    pub(crate) lost: u64,
+    pub(crate) times: Summary,
     pub(crate) finished_at: Option<Time>,
 }
 

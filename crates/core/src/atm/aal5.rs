@@ -60,7 +60,7 @@ impl Encapsulation {
     }
 
     /// Cells for an IP packet of `ip_bytes` (IP header included).
-    pub fn cells(self, ip_bytes: u32) -> u32 {
+    pub(crate) fn cells(self, ip_bytes: u32) -> u32 {
         cells_for_sdu(ip_bytes + self.header_bytes())
     }
 }
@@ -147,8 +147,8 @@ pub(crate) struct Segmenter {
     pub(crate) vci: u16,
     pub(crate) encap: Encapsulation,
     next_frame: u32,
-    pub frames: u64,
-    pub cells: u64,
+    pub(crate) frames: u64,
+    pub(crate) cells: u64,
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ impl RmCell {
 /// Negotiated ABR parameters (REFERENCE §2.1). Rates in cells/s; in a
 /// scenario description (`tcp[].abr`) they are cell line rates in bit/s.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AbrConfig {
+pub(crate) struct AbrConfig {
     #[serde(rename = "pcr_bps", with = "cell_rate_as_bps")]
     pub(crate) pcr: f64,
     #[serde(rename = "mcr_bps", with = "cell_rate_as_bps")]
@@ -52,7 +52,7 @@ pub struct AbrConfig {
     pub(crate) mrm: u32,
     #[serde(rename = "trm_ps")]
     pub(crate) trm: Duration,
-    pub cdf: f64,
+    pub(crate) cdf: f64,
     pub(crate) tbe: u64,
     /// Missing-RM count; `ceil(TBE / Nrm)` when not given (`crm()`).
     #[serde(default)]
@@ -66,7 +66,8 @@ pub struct AbrConfig {
 
 impl AbrConfig {
     /// TM 4.0 defaults for everything but the negotiated rates.
-    pub fn new(pcr: f64, mcr: f64, icr: f64) -> AbrConfig {
+    #[cfg(test)]
+    pub(crate) fn new(pcr: f64, mcr: f64, icr: f64) -> AbrConfig {
         let nrm = 32;
         let tbe = (1 << 24) - 1;
         AbrConfig {

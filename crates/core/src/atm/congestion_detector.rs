@@ -68,7 +68,7 @@ pub struct DetectorConfig {
     /// Filtered total input rate, as a share of the link rate, above which
     /// notifications go out.
     #[serde(default = "threshold_default")]
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The lowest classes notified together carry at least this share.
     #[serde(default = "share_default")]
     pub(crate) lowest_share: f64,
@@ -77,7 +77,7 @@ pub struct DetectorConfig {
     pub(crate) input_rate: bool,
     /// Notifications on discards (type 2): simple_congestion_control_on.
     #[serde(default = "yes")]
-    pub discard: bool,
+    pub(crate) discard: bool,
     #[serde(default)]
     pub(crate) previous: Previous,
     #[serde(default)]
@@ -287,12 +287,12 @@ impl CongestionDetector {
 /// notification cell from the link's node, a priority-0 cell that takes the
 /// real reverse path (section 5.2: EBCN).
 #[derive(Clone, Debug)]
-pub struct DetectorPort {
+pub(crate) struct DetectorPort {
     pub(crate) detector: CongestionDetector,
 }
 
 impl DetectorPort {
-    pub fn new(cfg: DetectorConfig, link_bps: f64) -> DetectorPort {
+    pub(crate) fn new(cfg: DetectorConfig, link_bps: f64) -> DetectorPort {
         DetectorPort {
             detector: CongestionDetector::new(cfg, link_bps),
         }

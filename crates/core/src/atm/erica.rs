@@ -31,13 +31,17 @@
 //! (per-VC state is a `Vec` grown on demand); as a link port (`net::port`,
 //! at the end of this file) the port indexes VCs by the VCI of their cells.
 
-use crate::engine::{Check, ConfigError, Duration, Rate, Time};
+#[cfg(test)]
+use crate::engine::Rate;
+use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{Header, Pdu, RmDir};
 use crate::net::port::{Admit, Port, PortCx};
 use serde::{Deserialize, Serialize};
 
 /// Bits in one ATM cell on the wire.
-use super::cell::{CELL_BITS, CELL_BYTES};
+#[cfg(test)]
+use super::cell::CELL_BITS;
+use super::cell::CELL_BYTES;
 
 /// Where the per-VC current cell rate used for `VCShare` comes from
 /// (REFERENCE §1.4 lists both).
@@ -53,7 +57,7 @@ pub(crate) enum CcrSource {
 /// The port's parameters; in a scenario description, `links[].erica`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EricaConfig {
+pub(crate) struct EricaConfig {
     /// Output link rate available to all classes, cells/s: the link's, not
     /// part of the description.
     #[serde(skip)]
@@ -65,11 +69,11 @@ pub struct EricaConfig {
     pub(crate) interval_time: Duration,
     /// Target ABR queueing delay T0; Q0 = T0 · ABR capacity.
     #[serde(rename = "t0_ps")]
-    pub t0: Duration,
+    pub(crate) t0: Duration,
     /// Curve parameter of the branch q > Q0 (queue above target).
-    pub a: f64,
+    pub(crate) a: f64,
     /// Curve parameter of the branch 0 ≤ q ≤ Q0 (queue below target).
-    pub b: f64,
+    pub(crate) b: f64,
     /// Queue drain limit factor: lower bound of the queue-control factor.
     pub(crate) qdlf: f64,
     /// Overload hysteresis: `z > 1 + delta` counts as overload. [R ≈ 0.1]
@@ -114,7 +118,8 @@ fn one() -> f64 {
 impl EricaConfig {
     /// The study's parameters on a link of `link` (line rate, all 53 bytes
     /// of each cell counted).
-    pub fn paper(link: Rate) -> EricaConfig {
+    #[cfg(test)]
+    pub(crate) fn paper(link: Rate) -> EricaConfig {
         EricaConfig {
             link_cells_per_s: link.bps / CELL_BITS,
             interval_cells: 500,
@@ -227,7 +232,7 @@ struct RateAverages {
 }
 
 #[derive(Clone, Debug)]
-pub struct EricaPlus {
+pub(crate) struct EricaPlus {
     cfg: EricaConfig,
     vcs: Vec<VcState>,
     // Measurements of the interval in progress.
@@ -255,7 +260,7 @@ impl EricaPlus {
     /// Before the first interval has been measured the port behaves as if
     /// one VC were exactly loading an empty link (z = 1), so the first BRMs
     /// may grant up to the target capacity; sources start at ICR anyway.
-    pub fn new(cfg: EricaConfig, now: Time) -> EricaPlus {
+    pub(crate) fn new(cfg: EricaConfig, now: Time) -> EricaPlus {
         let abr_capacity = cfg.link_cells_per_s;
         let target_cap = cfg.b.max(cfg.qdlf) * abr_capacity;
         EricaPlus {
@@ -279,7 +284,8 @@ impl EricaPlus {
         }
     }
 
-    pub fn config(&self) -> &EricaConfig {
+    #[cfg(test)]
+    pub(crate) fn config(&self) -> &EricaConfig {
         &self.cfg
     }
 
@@ -514,7 +520,7 @@ impl EricaPlus {
     pub(crate) fn active_estimate(&self) -> f64 {
         self.active_estimate
     }
-    pub fn intervals(&self) -> u64 {
+    pub(crate) fn intervals(&self) -> u64 {
         self.intervals
     }
     /// `vc` sent at least one cell (or BRM, if bidirectional) in the last

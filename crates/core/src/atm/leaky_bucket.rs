@@ -85,7 +85,7 @@ pub(crate) struct LbStats {
     pub(crate) offered: u64,
     pub(crate) conforming: u64,
     pub(crate) marked: u64,
-    pub dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 #[derive(Clone, Debug)]

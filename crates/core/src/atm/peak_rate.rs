@@ -71,7 +71,7 @@ pub(crate) enum PrcOutcome {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct PrcStats {
     pub(crate) offered: u64,
-    pub dropped: u64,
+    pub(crate) dropped: u64,
     pub(crate) marked: u64,
     pub(crate) departed: u64,
 }

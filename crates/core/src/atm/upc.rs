@@ -141,7 +141,7 @@ fn released(mut cell: Pdu, now: Time) -> Pdu {
 
 /// The policers of one access link, by VC (flow id).
 #[derive(Clone, Debug, Default)]
-pub struct UsageParameterControl {
+pub(crate) struct UsageParameterControl {
     pub(crate) vcs: BTreeMap<u32, VcPolicer>,
 }
 

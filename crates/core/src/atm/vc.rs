@@ -47,7 +47,7 @@ pub(crate) struct VcStats {
     pub(crate) cells_sent: u64,
     pub(crate) packets_delivered: u64,
     /// Packets whose frame failed reassembly (a cell lost on the way).
-    pub packets_lost: u64,
+    pub(crate) packets_lost: u64,
     /// Packets refused at the source end: too large for one AAL5 frame.
     pub(crate) packets_too_large: u64,
     /// FRMs turned around at the destination end.
@@ -70,9 +70,9 @@ pub(crate) enum Arrival {
 pub(crate) struct Vc {
     pub(crate) vpi: u16,
     pub(crate) vci: u16,
-    pub ends: VcEnds,
+    pub(crate) ends: VcEnds,
     /// The ABR source end; `None` for a UBR VC.
-    pub source: Option<AbrSource>,
+    pub(crate) source: Option<AbrSource>,
     pub(crate) destination: AbrDestination,
     encap: Encapsulation,
     /// Packets whose cells are not all sent; the front one is in progress.

@@ -25,7 +25,7 @@ impl ConfigError {
     }
 
     /// A refusal of key `path` (dotted, relative to the checked table).
-    pub fn at(path: &str, msg: impl Into<String>) -> ConfigError {
+    pub(crate) fn at(path: &str, msg: impl Into<String>) -> ConfigError {
         ConfigError {
             path: path.to_string(),
             msg: msg.into(),
@@ -34,7 +34,7 @@ impl ConfigError {
 
     /// The same refusal, placed under `prefix` (`links.sat` for a key of
     /// that link's table).
-    pub fn within(mut self, prefix: &str) -> ConfigError {
+    pub(crate) fn within(mut self, prefix: &str) -> ConfigError {
         self.path = match (prefix.is_empty(), self.path.is_empty()) {
             (true, _) => self.path,
             (false, true) => prefix.to_string(),

@@ -58,7 +58,7 @@ impl RngStream {
     }
 
     /// Uniform on {0, ..., n − 1} (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.rng.random_range(0..n)
     }
 
@@ -68,7 +68,7 @@ impl RngStream {
     }
 
     /// Poisson with the given mean (> 0).
-    pub fn poisson(&mut self, mean: f64) -> u64 {
+    pub(crate) fn poisson(&mut self, mean: f64) -> u64 {
         let d = Poisson::new(mean).expect("a positive, finite Poisson mean");
         d.sample(&mut self.rng) as u64
     }

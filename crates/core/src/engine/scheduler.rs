@@ -219,7 +219,7 @@ impl Scheduler {
     }
 
     /// Removes and returns the next due wake-up.
-    pub fn pop(&mut self) -> Option<(Time, Slot)> {
+    pub(crate) fn pop(&mut self) -> Option<(Time, Slot)> {
         self.drop_popped();
         while let Some(&e) = self.heap.peek() {
             let s = &mut self.slots[e.slot as usize];

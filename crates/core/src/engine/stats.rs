@@ -15,7 +15,7 @@ pub(crate) fn ps_to_f64(ps: u64) -> f64 {
 /// Time-weighted average of a piecewise-constant quantity (queue length,
 /// capacity): the integral of the value over time divided by the time.
 #[derive(Clone, Debug, Default)]
-pub struct TimeAverage {
+pub(crate) struct TimeAverage {
     start: u64,
     last_t: u64,
     value: f64,
@@ -24,7 +24,8 @@ pub struct TimeAverage {
 }
 
 impl TimeAverage {
-    pub fn new(start_ps: u64, value: f64) -> TimeAverage {
+    #[cfg(test)]
+    pub(crate) fn new(start_ps: u64, value: f64) -> TimeAverage {
         TimeAverage {
             start: start_ps,
             last_t: start_ps,
@@ -35,7 +36,7 @@ impl TimeAverage {
     }
     /// The quantity changes to `v` at time `t` (ps).
     #[inline]
-    pub fn set(&mut self, t: u64, v: f64) {
+    pub(crate) fn set(&mut self, t: u64, v: f64) {
         self.integral += self.value * ps_to_f64(t - self.last_t);
         self.last_t = t;
         self.value = v;
@@ -43,14 +44,11 @@ impl TimeAverage {
             self.max = v;
         }
     }
-    pub fn value(&self) -> f64 {
-        self.value
-    }
-    pub fn max(&self) -> f64 {
+    pub(crate) fn max(&self) -> f64 {
         self.max
     }
     /// Average over [start, t].
-    pub fn mean(&self, t: u64) -> f64 {
+    pub(crate) fn mean(&self, t: u64) -> f64 {
         let span = t.saturating_sub(self.start);
         if span == 0 {
             return self.value;
@@ -79,7 +77,7 @@ impl Summary {
     }
 
     /// Sample variance (n - 1 in the denominator); NaN below two values.
-    pub fn variance(&self) -> f64 {
+    pub(crate) fn variance(&self) -> f64 {
         if self.tally.n < 2 {
             f64::NAN
         } else {
@@ -96,7 +94,7 @@ impl Summary {
             self.m2 / self.tally.n as f64
         }
     }
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         self.tally.mean()
     }
 
@@ -121,10 +119,10 @@ impl Summary {
 /// reports.
 #[derive(Clone, Debug)]
 pub(crate) struct Tally {
-    pub n: u64,
-    pub sum: f64,
-    pub min: f64,
-    pub max: f64,
+    pub(crate) n: u64,
+    pub(crate) sum: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
 }
 
 impl Default for Tally {
@@ -245,7 +243,7 @@ impl Histogram {
     }
 
     /// The smallest value; NaN when empty.
-    pub fn min(&self) -> f64 {
+    pub(crate) fn min(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -254,7 +252,7 @@ impl Histogram {
     }
 
     /// The largest value; NaN when empty.
-    pub fn max(&self) -> f64 {
+    pub(crate) fn max(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -263,7 +261,7 @@ impl Histogram {
     }
 
     /// The sum of the values (exact up to f64's rounding of the result).
-    pub fn sum(&self) -> f64 {
+    pub(crate) fn sum(&self) -> f64 {
         self.sum as f64
     }
 
@@ -299,7 +297,7 @@ impl Histogram {
     /// The empirical distribution: for each non-empty bucket, its upper
     /// bound (clamped to the largest value) and the fraction of values at
     /// or below it.
-    pub fn cdf(&self) -> Vec<(f64, f64)> {
+    pub(crate) fn cdf(&self) -> Vec<(f64, f64)> {
         let n = self.n as f64;
         let mut seen = 0u64;
         let mut out = Vec::new();

@@ -39,7 +39,7 @@ impl Time {
     pub fn ps(self) -> u64 {
         self.0
     }
-    pub fn since(self, earlier: Time) -> Duration {
+    pub(crate) fn since(self, earlier: Time) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
     }
 }

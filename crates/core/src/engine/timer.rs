@@ -29,7 +29,7 @@ impl Timer {
     }
 
     /// When it expires, `Time::NEVER` when disarmed.
-    pub fn deadline(&self) -> Time {
+    pub(crate) fn deadline(&self) -> Time {
         self.deadline.unwrap_or(Time::NEVER)
     }
 

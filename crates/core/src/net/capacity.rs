@@ -193,16 +193,16 @@ impl Check for CapacityConfig {
 #[derive(Clone, Debug)]
 pub struct Trace {
     /// Change instants, starting at 0 and strictly increasing.
-    pub times: Vec<Time>,
-    pub rates: Vec<f64>,
+    pub(crate) times: Vec<Time>,
+    pub(crate) rates: Vec<f64>,
     /// Restart the trace every `period` when set.
-    pub period: Option<Duration>,
+    pub(crate) period: Option<Duration>,
 }
 
 /// A two-state Markov chain's parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Chain {
-    pub rates: [f64; 2],
+    pub(crate) rates: [f64; 2],
     /// Mean time in each state.
     pub(crate) mean_holding: [Duration; 2],
     /// Discrete time: changes only at multiples of this step.
@@ -249,7 +249,7 @@ impl CapacityProcess {
         CapacityProcess::Constant(bps)
     }
 
-    pub fn markov(chain: Chain, initial: usize, mut rng: RngStream) -> CapacityProcess {
+    pub(crate) fn markov(chain: Chain, initial: usize, mut rng: RngStream) -> CapacityProcess {
         let first = Time::ZERO + chain.holding(&mut rng, initial);
         CapacityProcess::Markov {
             chain,
@@ -268,7 +268,7 @@ impl CapacityProcess {
     }
 
     /// Capacity in force now.
-    pub fn rate(&self) -> Rate {
+    pub(crate) fn rate(&self) -> Rate {
         Rate::from_bps(match self {
             CapacityProcess::Constant(r) => *r,
             CapacityProcess::Markov { chain, state, .. } => chain.rates[*state],
@@ -300,7 +300,7 @@ impl CapacityProcess {
     }
 
     /// The slot schedule of a slotted capacity.
-    pub fn slots(&self) -> Option<&SlotSchedule> {
+    pub(crate) fn slots(&self) -> Option<&SlotSchedule> {
         match self {
             CapacityProcess::Slotted(s) => Some(s),
             _ => None,
@@ -316,7 +316,7 @@ impl CapacityProcess {
     }
 
     /// Applies the change due at `now` (`now == next_change()`).
-    pub fn advance(&mut self, now: Time) {
+    pub(crate) fn advance(&mut self, now: Time) {
         match self {
             CapacityProcess::Constant(_) => {}
             CapacityProcess::Markov {

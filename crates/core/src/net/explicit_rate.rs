@@ -69,9 +69,9 @@ impl Check for ExplicitRateConfig {
 /// A source the port feeds: where its rate controller is, and its effcap
 /// block length M and number of blocks N.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Source {
+pub(crate) struct Source {
     pub node: u32,
-    pub agent: AgentAddr,
+    pub(crate) agent: AgentAddr,
     pub flow: u32,
     pub block: usize,
     pub blocks: usize,
@@ -81,7 +81,7 @@ pub struct Source {
 /// sliding blocks of `block` samples ending at the last `blocks` samples,
 /// as many as exist; `None` before the first full block. Returns bytes per
 /// interval.
-pub fn effcap(c: &[f64], block: usize, blocks: usize, delta: Option<f64>) -> Option<f64> {
+pub(crate) fn effcap(c: &[f64], block: usize, blocks: usize, delta: Option<f64>) -> Option<f64> {
     if block == 0 || blocks == 0 || c.len() < block {
         return None;
     }
@@ -105,7 +105,7 @@ pub fn effcap(c: &[f64], block: usize, blocks: usize, delta: Option<f64>) -> Opt
 
 /// The port.
 #[derive(Debug)]
-pub struct ExplicitRatePort {
+pub(crate) struct ExplicitRatePort {
     cfg: ExplicitRateConfig,
     sources: Vec<Source>,
     /// Per-interval capacities in bytes, as many as the longest effcap
@@ -121,7 +121,7 @@ pub struct ExplicitRatePort {
 }
 
 impl ExplicitRatePort {
-    pub fn new(cfg: ExplicitRateConfig, start: Time) -> ExplicitRatePort {
+    pub(crate) fn new(cfg: ExplicitRateConfig, start: Time) -> ExplicitRatePort {
         ExplicitRatePort {
             next: start + cfg.interval,
             cfg,
@@ -142,7 +142,7 @@ impl ExplicitRatePort {
         self.fed_back_bps.push(f64::NAN);
     }
 
-    pub fn sources(&self) -> usize {
+    pub(crate) fn sources(&self) -> usize {
         self.sources.len()
     }
 

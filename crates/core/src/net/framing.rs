@@ -46,7 +46,7 @@ impl Framing {
         }
     }
 
-    pub fn is_none(&self) -> bool {
+    pub(crate) fn is_none(&self) -> bool {
         *self == Framing::None
     }
 }

@@ -44,14 +44,14 @@ impl Outbox {
         self.items.is_empty()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.items.len()
     }
 
     /// Takes the PDUs out in the order they were sent; the outbox keeps its
     /// memory for the next call.
     #[cfg(test)]
-    pub fn drain(&mut self) -> std::vec::Drain<'_, (Via, Pdu)> {
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, (Via, Pdu)> {
         self.items.drain(..)
     }
 
@@ -59,7 +59,7 @@ impl Outbox {
     /// a stack: a driver notes the length before a call, takes what the
     /// call added one by one (which may add more above it, taken and
     /// truncated by the nested call), then truncates back.
-    pub fn get(&self, i: usize) -> (Via, Pdu) {
+    pub(crate) fn get(&self, i: usize) -> (Via, Pdu) {
         self.items[i]
     }
 
@@ -78,7 +78,7 @@ pub enum Iface {
 }
 
 impl Iface {
-    pub fn send(&self, out: &mut Outbox, pdu: Pdu) {
+    pub(crate) fn send(&self, out: &mut Outbox, pdu: Pdu) {
         match *self {
             Iface::Direct { node } => out.route(node, pdu),
             Iface::Attached { agent } => out.push(Via::Agent(agent), pdu),

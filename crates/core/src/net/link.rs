@@ -47,8 +47,8 @@ struct InService {
 }
 
 pub struct Link {
-    pub from: u32,
-    pub to: u32,
+    pub(crate) from: u32,
+    pub(crate) to: u32,
     queue: Queue,
     capacity: CapacityProcess,
     errors: ErrorModel,
@@ -122,7 +122,7 @@ impl Link {
         self
     }
 
-    pub fn rate(&self) -> Rate {
+    pub(crate) fn rate(&self) -> Rate {
         self.rate
     }
 
@@ -146,7 +146,7 @@ impl Link {
 
     /// The rate of the slots a slotted link owns now (the run's share of
     /// its period), `None` for other capacities.
-    pub fn slot_share_bps(&self) -> Option<f64> {
+    pub(crate) fn slot_share_bps(&self) -> Option<f64> {
         let s = self.capacity.slots()?;
         let g = s.grid();
         Some(g.rate_bps * f64::from(s.run().count) / f64::from(g.slots_per_period))

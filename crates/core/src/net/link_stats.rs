@@ -15,16 +15,16 @@ pub struct LinkStats {
     /// Bytes on the wire, the link's framing included.
     pub(crate) tx_bytes: u64,
     pub drops: u64,
-    pub drops_clp: u64,
+    pub(crate) drops_clp: u64,
     /// PDUs lost to bit errors or per-PDU loss.
-    pub errors: u64,
+    pub(crate) errors: u64,
     pub(crate) busy_ps: u64,
-    pub queue_packets: TimeAverage,
+    pub(crate) queue_packets: TimeAverage,
     pub(crate) queue_bytes: TimeAverage,
     /// Waiting plus the one in transmission.
     pub(crate) system_packets: TimeAverage,
     /// Time from enqueue to start of transmission, ps.
-    pub wait: Histogram,
+    pub(crate) wait: Histogram,
     /// Delivered transmissions by priority level (0 = high, e.g. ATM VBR;
     /// 1 = low, e.g. ABR), for per-class port statistics.
     pub(crate) tx_packets_by_priority: [u64; 2],
@@ -36,7 +36,7 @@ pub struct LinkStats {
 impl LinkStats {
     /// A transmission of `bytes` on the wire that reached the far end.
     #[inline]
-    pub fn sent(&mut self, bytes: u32, priority: u8) {
+    pub(crate) fn sent(&mut self, bytes: u32, priority: u8) {
         let level = (priority as usize).min(1);
         self.tx_packets += 1;
         self.tx_bytes += u64::from(bytes);

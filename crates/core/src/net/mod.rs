@@ -11,7 +11,7 @@ pub mod framing;
 pub(crate) mod iface;
 pub(crate) mod link;
 pub(crate) mod link_stats;
-pub(crate) mod node;
+pub mod node;
 pub(crate) mod pdu;
 pub(crate) mod port;
 pub mod queue;

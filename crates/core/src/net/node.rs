@@ -31,7 +31,7 @@ enum Routes {
 }
 
 pub struct Node {
-    pub id: u32,
+    pub(crate) id: u32,
     routes: Routes,
     /// (flow, agent): packets of the flow reaching this node go to the
     /// agent instead of on by their route. Few per node, so a list.

@@ -33,12 +33,12 @@ pub struct PortCx<'a> {
     /// The link this port feeds, as it is before the PDU at hand is queued.
     pub link: &'a Link,
     /// PDUs the port sends from the link's node (e.g. towards a source).
-    pub out: &'a mut Outbox,
+    pub(crate) out: &'a mut Outbox,
     /// Held PDUs the port releases into its link, in order.
-    pub release: &'a mut Vec<Pdu>,
+    pub(crate) release: &'a mut Vec<Pdu>,
     /// PDUs the port discarded other than by answering `Drop` to their
     /// `ingress` (a held PDU a later stage refused): counted as dropped.
-    pub discarded: &'a mut Vec<Pdu>,
+    pub(crate) discarded: &'a mut Vec<Pdu>,
 }
 
 pub trait Port {
@@ -66,14 +66,14 @@ pub trait Port {
 /// later releases goes on through the stages after it before it reaches
 /// the queue. A later stage that refuses a released PDU has it counted as
 /// discarded.
-pub struct PortChain<P: Port> {
+pub(crate) struct PortChain<P: Port> {
     pub(crate) stages: Vec<P>,
     /// Scratch for what a stage releases, reused between calls.
     scratch: Vec<Pdu>,
 }
 
 impl<P: Port> PortChain<P> {
-    pub fn new(stages: Vec<P>) -> PortChain<P> {
+    pub(crate) fn new(stages: Vec<P>) -> PortChain<P> {
         PortChain {
             stages,
             scratch: Vec::new(),
@@ -173,9 +173,9 @@ pub(crate) mod testing {
     /// discards into.
     pub(crate) struct Bench {
         pub link: Link,
-        pub out: Outbox,
-        pub release: Vec<Pdu>,
-        pub discarded: Vec<Pdu>,
+        pub(crate) out: Outbox,
+        pub(crate) release: Vec<Pdu>,
+        pub(crate) discarded: Vec<Pdu>,
     }
 
     impl Bench {

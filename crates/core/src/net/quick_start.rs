@@ -48,20 +48,20 @@ pub(crate) fn code_at_most(bps: f64) -> u8 {
 /// lower (to 0: refused), and whether every router on the path has seen it
 /// (the TTL check of §4.4, reduced to a flag a non-QS router clears).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct QsOption {
+pub(crate) struct QsOption {
     pub(crate) rate_code: u8,
     pub(crate) every_router: bool,
 }
 
 impl QsOption {
-    pub fn request(bps: f64) -> QsOption {
+    pub(crate) fn request(bps: f64) -> QsOption {
         QsOption {
             rate_code: code_at_most(bps),
             every_router: true,
         }
     }
 
-    pub fn rate_bps(&self) -> f64 {
+    pub(crate) fn rate_bps(&self) -> f64 {
         rate_of_code(self.rate_code)
     }
 
@@ -73,7 +73,7 @@ impl QsOption {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct QsRouterConfig {
+pub(crate) struct QsRouterConfig {
     /// Approve only while use stays below this fraction of the capacity.
     #[serde(default = "default_qs_thresh")]
     pub(crate) qs_thresh: f64,
@@ -121,8 +121,8 @@ pub(crate) struct QsRouter {
     approved: Vec<f64>,
     /// Start of the newest interval.
     interval_start: Time,
-    pub approvals: u64,
-    pub refusals: u64,
+    pub(crate) approvals: u64,
+    pub(crate) refusals: u64,
 }
 
 impl QsRouter {

@@ -28,7 +28,7 @@ pub(crate) struct Shaper {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShaperStats {
-    pub packets: u64,
+    pub(crate) packets: u64,
     pub bytes: u64,
     pub(crate) max_queue: u64,
     pub(crate) rate_changes: u64,

@@ -27,17 +27,17 @@ pub struct SlotRun {
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct SlotGrid {
     pub rate_bps: f64,
-    pub slot: Duration,
+    pub(crate) slot: Duration,
     pub(crate) slots_per_period: u32,
     pub(crate) periods_per_epoch: u32,
 }
 
 impl SlotGrid {
-    pub fn period(&self) -> Duration {
+    pub(crate) fn period(&self) -> Duration {
         Duration(self.slot.ps() * u64::from(self.slots_per_period))
     }
 
-    pub fn epoch(&self) -> Duration {
+    pub(crate) fn epoch(&self) -> Duration {
         Duration(self.period().ps() * u64::from(self.periods_per_epoch))
     }
 
@@ -68,7 +68,7 @@ pub struct SlotSchedule {
     on: bool,
     next_change: Time,
     /// Plans that came for an epoch already begun: applied from the next.
-    pub late_plans: u64,
+    pub(crate) late_plans: u64,
 }
 
 impl SlotSchedule {
@@ -85,7 +85,7 @@ impl SlotSchedule {
         s
     }
 
-    pub fn grid(&self) -> &SlotGrid {
+    pub(crate) fn grid(&self) -> &SlotGrid {
         &self.grid
     }
 
@@ -108,7 +108,7 @@ impl SlotSchedule {
 
     /// Gives the run for `epoch` and later ones, heard at `now`. A plan
     /// for an epoch already begun applies from the next epoch.
-    pub fn plan(&mut self, now: Time, epoch: u64, run: SlotRun) {
+    pub(crate) fn plan(&mut self, now: Time, epoch: u64, run: SlotRun) {
         let mut epoch = epoch;
         let current = self.grid.epoch_of(now);
         if epoch <= current {
@@ -121,7 +121,7 @@ impl SlotSchedule {
     }
 
     /// Applies the change due at `now` (`now == next_change()`).
-    pub fn advance(&mut self, now: Time) {
+    pub(crate) fn advance(&mut self, now: Time) {
         let epoch = self.grid.epoch_of(now);
         while self.plans.front().is_some_and(|(e, _)| *e <= epoch) {
             self.run = self.plans.pop_front().map(|(_, r)| r).unwrap_or(self.run);

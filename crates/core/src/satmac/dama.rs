@@ -71,7 +71,7 @@ impl Default for DamaConfig {
 impl DamaConfig {
     /// Refuses a release that would not decay towards the request, or
     /// minimums the channel cannot hold.
-    pub fn check(&self, terminals: usize, channel_slots: u32) -> Result<(), ConfigError> {
+    pub(crate) fn check(&self, terminals: usize, channel_slots: u32) -> Result<(), ConfigError> {
         let (a, b) = (self.release_a, self.release_b);
         if !(a.is_finite() && b.is_finite() && b > 0.0 && b <= a && a <= 1.0) {
             return Err(ConfigError::new(format!(
@@ -132,7 +132,7 @@ impl Allocator {
 
     /// One TBTP from the latest request of each terminal (slots per
     /// multi-frame), laid out over the multi-frame.
-    pub fn plan(&mut self, requested: &[u32]) -> Vec<Assignment> {
+    pub(crate) fn plan(&mut self, requested: &[u32]) -> Vec<Assignment> {
         assert_eq!(
             requested.len(),
             self.standing.len(),

@@ -91,7 +91,7 @@ impl FrameConfig {
     /// One slot: a burst at the channel rate, to the picosecond. Every
     /// longer period is a whole number of slots, so the frame grid never
     /// drifts.
-    pub fn slot(&self) -> Duration {
+    pub(crate) fn slot(&self) -> Duration {
         let bits = f64::from(self.slot_bytes) * 8.0;
         Duration::from_secs_f64(bits / self.channel_bps)
     }

@@ -25,12 +25,12 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tbtp {
     /// When the NCC computed and broadcast it.
-    pub sent: Time,
+    pub(crate) sent: Time,
     /// When the terminals hear it.
     pub(crate) heard: Time,
     /// The super-frame (counted from 0 at time 0) it first applies to.
-    pub epoch: u64,
-    pub runs: Vec<Assignment>,
+    pub(crate) epoch: u64,
+    pub(crate) runs: Vec<Assignment>,
     /// Slots per multi-frame nobody was given.
     pub(crate) free_slots: u32,
 }
@@ -42,7 +42,7 @@ pub struct Ncc {
     in_flight: VecDeque<(Time, Vec<u32>)>,
     /// The latest request heard from each terminal.
     heard: Vec<u32>,
-    pub plans: u64,
+    pub(crate) plans: u64,
 }
 
 impl Ncc {
@@ -95,7 +95,7 @@ impl Ncc {
 
     /// A super-frame boundary `now`: the terminals' requests (bits/s) go up
     /// and the NCC plans with what it has heard by now.
-    pub fn boundary(&mut self, now: Time, requests_bps: &[f64]) -> Tbtp {
+    pub(crate) fn boundary(&mut self, now: Time, requests_bps: &[f64]) -> Tbtp {
         let slots = requests_bps
             .iter()
             .map(|&r| self.frame.slots_for(r))

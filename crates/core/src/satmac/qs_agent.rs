@@ -53,7 +53,7 @@ impl Default for QsAgentConfig {
 
 impl QsAgentConfig {
     /// The router settings over `frame`.
-    pub fn router(&self, frame: &FrameConfig) -> QsRouterConfig {
+    pub(crate) fn router(&self, frame: &FrameConfig) -> QsRouterConfig {
         let derived = Duration((frame.superframe().ps() + frame.allocation_delay().ps()) / 2);
         QsRouterConfig {
             qs_thresh: self.qs_thresh,
@@ -62,7 +62,7 @@ impl QsAgentConfig {
         }
     }
 
-    pub fn check(&self, frame: &FrameConfig) -> Result<(), ConfigError> {
+    pub(crate) fn check(&self, frame: &FrameConfig) -> Result<(), ConfigError> {
         if !self.qsd && self.tq.ps() > 0 {
             return Err("tq delays QS-Requests only with qsd = true".into());
         }
@@ -80,8 +80,8 @@ pub struct QsAgent {
     free_bps: f64,
     /// Approved rates not yet added to a DAMA request (QSD).
     for_dama_bps: f64,
-    pub requests: u64,
-    pub held: u64,
+    pub(crate) requests: u64,
+    pub(crate) held: u64,
 }
 
 impl QsAgent {
@@ -131,11 +131,11 @@ impl QsAgent {
         std::mem::take(&mut self.for_dama_bps)
     }
 
-    pub fn approvals(&self) -> u64 {
+    pub(crate) fn approvals(&self) -> u64 {
         self.router.approvals
     }
 
-    pub fn refusals(&self) -> u64 {
+    pub(crate) fn refusals(&self) -> u64 {
         self.router.refusals
     }
 }
@@ -146,16 +146,16 @@ impl QsAgent {
 /// that the flow stays in order (the paper's Fig. 9 tails are these first
 /// packets, "delayed by T_q").
 #[derive(Clone, Debug)]
-pub struct QsPort {
-    pub agent: QsAgent,
+pub(crate) struct QsPort {
+    pub(crate) agent: QsAgent,
     /// Held packets and when each may go, in arrival order.
     held: VecDeque<(Time, Pdu)>,
     /// Packets held only because an earlier packet of their flow was.
-    pub held_behind: u64,
+    pub(crate) held_behind: u64,
 }
 
 impl QsPort {
-    pub fn new(agent: QsAgent) -> QsPort {
+    pub(crate) fn new(agent: QsAgent) -> QsPort {
         QsPort {
             agent,
             held: VecDeque::new(),

@@ -20,18 +20,18 @@ use std::collections::BTreeMap;
 pub struct Description {
     pub name: String,
     pub seed: u64,
-    pub duration_ps: u64,
-    pub sample_interval_ps: u64,
+    pub(crate) duration_ps: u64,
+    pub(crate) sample_interval_ps: u64,
     #[serde(default)]
-    pub max_events: Option<u64>,
+    pub(crate) max_events: Option<u64>,
     #[serde(default)]
     pub stop_when: Option<StopWhen>,
-    pub nodes: Vec<NodeDesc>,
+    pub(crate) nodes: Vec<NodeDesc>,
     pub links: Vec<links::LinkDesc>,
     #[serde(default)]
-    pub sources: Vec<sources::SourceDesc>,
+    pub(crate) sources: Vec<sources::SourceDesc>,
     #[serde(default)]
-    pub sinks: Vec<sources::SinkDesc>,
+    pub(crate) sinks: Vec<sources::SinkDesc>,
     #[serde(default)]
     pub probes: Vec<probes::ProbeDesc>,
     #[serde(default)]
@@ -45,7 +45,7 @@ pub struct Description {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dvb_rcs: Vec<dvb_rcs::DvbRcsDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tfrc: Vec<tfrc::TfrcDesc>,
+    pub(crate) tfrc: Vec<tfrc::TfrcDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tfrc_arrivals: Vec<tfrc_arrivals::TfrcArrivalsDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -57,24 +57,24 @@ pub struct Description {
 pub struct StopWhen {
     /// Stop when this sink has received `received_packets`...
     #[serde(default)]
-    pub sink: Option<String>,
+    pub(crate) sink: Option<String>,
     #[serde(default)]
-    pub received_packets: Option<u64>,
+    pub(crate) received_packets: Option<u64>,
     /// ...or when this TCP connection's finite workload has completed.
     #[serde(default)]
     pub tcp: Option<String>,
     #[serde(default)]
-    pub completed: Option<bool>,
+    pub(crate) completed: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct NodeDesc {
+pub(crate) struct NodeDesc {
     pub name: String,
     #[serde(default = "router")]
-    pub kind: String,
+    pub(crate) kind: String,
     #[serde(default)]
-    pub routes: BTreeMap<String, String>,
+    pub(crate) routes: BTreeMap<String, String>,
 }
 
 fn router() -> String {
@@ -90,7 +90,7 @@ impl Description {
         Description::from_value(input)
     }
 
-    pub fn from_value(input: Value) -> Result<Description, BuildError> {
+    pub(crate) fn from_value(input: Value) -> Result<Description, BuildError> {
         let d: Description = serde_json::from_value(input.clone())
             .map_err(|e| BuildError::new(format!("invalid description: {e}")))?;
         // Entries that share their object with a model's config cannot deny

@@ -20,12 +20,12 @@ pub fn num(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
-pub fn opt(x: Option<f64>) -> Value {
+pub(crate) fn opt(x: Option<f64>) -> Value {
     x.map_or(Value::Null, num)
 }
 
 /// Bytes over seconds as bit/s; NaN over no time.
-pub fn rate(bytes: u64, secs: f64) -> f64 {
+pub(crate) fn rate(bytes: u64, secs: f64) -> f64 {
     if secs > 0.0 {
         bytes as f64 * 8.0 / secs
     } else {

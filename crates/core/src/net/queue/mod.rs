@@ -149,7 +149,7 @@ impl Queue {
     }
 
     #[inline]
-    pub fn pop(&mut self, now: Time) -> Option<Pdu> {
+    pub(crate) fn pop(&mut self, now: Time) -> Option<Pdu> {
         match self {
             Queue::DropTail(q) => q.pop(now),
             Queue::TwoPriority(q) => q.pop(now),
@@ -157,7 +157,7 @@ impl Queue {
     }
 
     #[inline]
-    pub fn packets(&self) -> u64 {
+    pub(crate) fn packets(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets(),
             Queue::TwoPriority(q) => q.packets(),

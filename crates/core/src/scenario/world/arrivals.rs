@@ -42,7 +42,7 @@ pub enum FlowSize {
 
 impl FlowSize {
     /// A size in whole bytes, at least 1.
-    pub fn draw(&self, rng: &mut RngStream) -> u64 {
+    pub(crate) fn draw(&self, rng: &mut RngStream) -> u64 {
         let bytes = match *self {
             FlowSize::Constant { bytes } => return bytes,
             FlowSize::Exponential { mean_bytes } => rng.exp(mean_bytes),
@@ -82,7 +82,7 @@ pub struct ArrivalsDesc {
     pub dst_node: String,
     /// Mean arrivals per second.
     pub rate_per_s: f64,
-    pub size: FlowSize,
+    pub(crate) size: FlowSize,
     #[serde(default)]
     pub start_ps: Time,
     /// No arrivals at or after this time.
@@ -112,7 +112,7 @@ pub(crate) struct FlowArrivals {
     pub name: String,
     pub config: TcpConfig,
     /// [client, server] nodes.
-    pub nodes: [u32; 2],
+    pub(crate) nodes: [u32; 2],
     /// Each live flow's own pair of flow ids (data, ACKs).
     flows: FlowPool,
     size: FlowSize,
@@ -121,8 +121,8 @@ pub(crate) struct FlowArrivals {
     max_flows: Option<u64>,
     next: Time,
     rng: RngStream,
-    pub started: u64,
-    pub completed: u64,
+    pub(crate) started: u64,
+    pub(crate) completed: u64,
     pub(crate) active_max: u64,
     bytes_delivered: u64,
     completion: Histogram,

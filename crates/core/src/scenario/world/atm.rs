@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 /// `abr = {...}` on a connection: ABR VCs with these parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct AbrDesc {
+pub(crate) struct AbrDesc {
     /// "llc_snap" (RFC 1577) or "vc_mux".
     pub(crate) encapsulation: Encapsulation,
     #[serde(flatten)]
@@ -69,7 +69,7 @@ pub(crate) struct VcPair {
     /// [client → server, server → client].
     pub(crate) vcs: [Vc; 2],
     /// Summary keys go under this prefix (a connection's `tcp.NAME.`).
-    pub prefix: Option<String>,
+    pub(crate) prefix: Option<String>,
     /// When each VC's source next sends, kept from the last change of that
     /// VC: the pacing time costs a division, and most calls change one VC.
     next: [Time; 2],
@@ -244,7 +244,7 @@ pub(super) struct VcEndpoints {
     /// The transport's hosts: [client, server].
     pub hosts: [u32; 2],
     /// The end systems of the VCs: each host, or its edge device.
-    pub ends: [u32; 2],
+    pub(crate) ends: [u32; 2],
     /// The transport's flow from the client; the server's is `flow + 1`.
     pub flow: u32,
 }

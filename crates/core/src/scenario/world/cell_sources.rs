@@ -147,7 +147,7 @@ struct SourceStats {
 const POLICY: usize = 1;
 
 pub(crate) struct CellSource {
-    pub group: u32,
+    pub(crate) group: u32,
     pub index: u32,
     name: String,
     priority: u8,

@@ -33,18 +33,18 @@ use crate::scenario::summary::Summary;
 pub(crate) struct Ctx<'a> {
     pub now: Time,
     /// What the component sends; the world forwards it after the call.
-    pub out: &'a mut Outbox,
+    pub(crate) out: &'a mut Outbox,
     /// Per-flow records, by flow id (a sink books deliveries in them; a
     /// class of arrivals adds records for its flows).
-    pub flows: &'a mut Vec<FlowRecord>,
+    pub(crate) flows: &'a mut Vec<FlowRecord>,
     /// Components to create now (a flow arriving during the run).
-    pub spawn: &'a mut Vec<Spawn>,
+    pub(crate) spawn: &'a mut Vec<Spawn>,
     /// The network fabric, for the models that are part of it: a DVB-RCS
     /// channel's NCC reads its terminals' uplinks and assigns their slots.
     /// A traffic model only sends.
     pub net: &'a mut Net,
     /// Set when the component's work is done: the world releases it.
-    pub finished: bool,
+    pub(crate) finished: bool,
 }
 
 /// A component to create during the run, as plain data; the world builds
@@ -70,9 +70,9 @@ pub(crate) struct View<'a> {
     pub now: Time,
     pub net: &'a Net,
     pub(crate) comps: &'a [Component],
-    pub flows: &'a [FlowRecord],
+    pub(crate) flows: &'a [FlowRecord],
     /// PDUs of each flow still in the network (end-of-run summaries only).
-    pub in_flight: &'a [u64],
+    pub(crate) in_flight: &'a [u64],
 }
 
 /// Series a model has only at the end of the run: (name, x, values).

@@ -81,7 +81,7 @@ struct Terminal {
 }
 
 /// A channel's NCC and terminals while the run goes on.
-pub struct DvbRcs {
+pub(crate) struct DvbRcs {
     name: String,
     ncc: Ncc,
     terminals: Vec<Terminal>,

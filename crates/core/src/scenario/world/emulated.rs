@@ -65,7 +65,7 @@ pub(crate) struct EmulatedHost {
 /// address and flow.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct HostHandle {
-    pub id: u32,
+    pub(crate) id: u32,
     pub node: u32,
     pub address: Ipv4Addr,
     pub flow: u32,

@@ -9,7 +9,7 @@ use crate::net::{Link, Node};
 
 /// The network fabric: what PDUs cross between components.
 pub struct Net {
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     pub links: Vec<Link>,
     /// Per link: the port at its input, if any.
     pub(crate) ports: Vec<Option<PortKind>>,

@@ -25,15 +25,15 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct LinkDesc {
     pub name: String,
-    pub from: String,
-    pub to: String,
-    pub delay_ps: Duration,
+    pub(crate) from: String,
+    pub(crate) to: String,
+    pub(crate) delay_ps: Duration,
     /// Bit error rate, applied per bit of each PDU.
     #[serde(default)]
-    pub ber: f64,
+    pub(crate) ber: f64,
     /// Probability that a PDU is lost, whatever its size.
     #[serde(default)]
-    pub loss: f64,
+    pub(crate) loss: f64,
     /// Lose every n-th PDU (ns-2's `ErrorModel/Periodic`), the first being
     /// the `loss_first`-th (default n).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,7 +93,7 @@ impl LinkDesc {
     }
 
     /// The port at the link's input, if the entry configures one.
-    pub fn port(&self) -> Result<Option<PortKind>, ConfigError> {
+    pub(crate) fn port(&self) -> Result<Option<PortKind>, ConfigError> {
         PortKind::build(self)
     }
 }
@@ -133,7 +133,13 @@ pub(crate) const METRICS: &[&str] = &[
 
 /// The value of link metric `metric` (an index into `METRICS`, then into
 /// the port's) of link `l` now.
-pub fn sample(w: &mut World, l: usize, metric: usize, mem: &mut ProbeMemory, dt: f64) -> f64 {
+pub(crate) fn sample(
+    w: &mut World,
+    l: usize,
+    metric: usize,
+    mem: &mut ProbeMemory,
+    dt: f64,
+) -> f64 {
     let now = w.now;
     if metric >= METRICS.len() {
         return match &w.net.ports[l] {
@@ -165,7 +171,7 @@ fn level_rate(link: &mut Link, level: usize, now: Time, mem: &mut ProbeMemory, d
 }
 
 /// `links.NAME.*` of every link, and of the port at its input.
-pub fn summarise(w: &World, s: &mut Summary) {
+pub(crate) fn summarise(w: &World, s: &mut Summary) {
     for (i, name) in w.net.link_names.iter().enumerate() {
         let link = &w.net.links[i];
         let p = format!("links.{name}.");

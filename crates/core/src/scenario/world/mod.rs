@@ -35,8 +35,8 @@ mod report;
 mod run;
 pub mod shaper;
 pub(crate) mod sources;
-pub(crate) mod tcp;
-pub mod tfrc;
+pub mod tcp;
+pub(crate) mod tfrc;
 pub mod tfrc_arrivals;
 pub(crate) mod udp_rr;
 
@@ -57,11 +57,11 @@ pub use run::{StopCondition, StopReason};
 /// How the run's PDUs fared, world-wide: with the flows' drops and errors
 /// and what links hold, the run's conservation check (`report`).
 #[derive(Clone, Debug, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// PDUs that entered the network (from a component or the driver).
-    pub pdus_sent: u64,
+    pub(crate) pdus_sent: u64,
     /// PDUs that reached the agent they were addressed to.
-    pub pdus_delivered: u64,
+    pub(crate) pdus_delivered: u64,
     /// PDUs with no route at a node they reached.
     pub(crate) unroutable: u64,
     /// PDUs addressed to an agent released while they were in flight.
@@ -99,9 +99,9 @@ pub struct World {
     pub now: Time,
     pub end: Time,
     pub events: u64,
-    pub max_events: Option<u64>,
+    pub(crate) max_events: Option<u64>,
     pub stop_when: Option<StopCondition>,
-    pub stopped: Option<StopReason>,
+    pub(crate) stopped: Option<StopReason>,
     /// Driven by a caller (`driver`): an idle network waits for injections
     /// instead of ending the run.
     driven: bool,
@@ -109,10 +109,10 @@ pub struct World {
     pub net: Net,
     pub(crate) reg: Registry,
     /// One record per flow id: sources, connection directions, VCs, classes.
-    pub flows: Vec<FlowRecord>,
+    pub(crate) flows: Vec<FlowRecord>,
     pub probes: Vec<Probe>,
     sampler: Sampler,
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     scratch: Scratch,
 }
 

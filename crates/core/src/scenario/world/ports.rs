@@ -19,7 +19,7 @@ use crate::scenario::summary::{num, put, Summary};
 /// summary and its probe metrics. Each kind implements it here, where the
 /// summary's names live, so that the models in `atm/`, `net/` and `satmac/`
 /// stay free of them.
-pub trait LinkPort: Port {
+pub(crate) trait LinkPort: Port {
     /// Its keys, under its link's prefix `p` (`links.NAME.`).
     fn summarise(&self, s: &mut Summary, p: &str);
     /// Port metric `metric` (an index into `PortKind::METRICS`); NaN for a
@@ -27,7 +27,7 @@ pub trait LinkPort: Port {
     fn sample(&self, metric: usize) -> f64;
 }
 
-pub enum PortKind {
+pub(crate) enum PortKind {
     /// ERICA+ explicit-rate allocation at an ATM switch output port.
     Erica(Box<EricaPlus>),
     /// The link's measured capacity fed back to rate-controlled hosts
@@ -63,7 +63,7 @@ impl PortKind {
 
     /// The one dispatch point: the kind's port.
     #[inline]
-    pub fn port(&self) -> &dyn LinkPort {
+    pub(crate) fn port(&self) -> &dyn LinkPort {
         match self {
             PortKind::Erica(e) => &**e,
             PortKind::ExplicitRate(e) => &**e,
@@ -91,7 +91,7 @@ impl PortKind {
     }
 
     /// The port a link entry configures, if any.
-    pub fn build(d: &LinkDesc) -> Result<Option<PortKind>, ConfigError> {
+    pub(crate) fn build(d: &LinkDesc) -> Result<Option<PortKind>, ConfigError> {
         if d.erica.is_some() && d.explicit_rate.is_some() {
             return Err("give erica or explicit_rate, not both".into());
         }
@@ -275,7 +275,7 @@ impl LinkPort for PortChain<PortKind> {
 
 /// A port written in a test, with no keys or metrics of its own.
 #[cfg(test)]
-pub struct TestPort(pub Box<dyn Port + Send + Sync>);
+pub(crate) struct TestPort(pub Box<dyn Port + Send + Sync>);
 
 #[cfg(test)]
 impl Port for TestPort {

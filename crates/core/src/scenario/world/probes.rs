@@ -21,10 +21,10 @@ use serde::{Deserialize, Serialize};
 pub struct ProbeDesc {
     pub name: String,
     /// "link", "sink", "source" or "tcp".
-    pub target: String,
+    pub(crate) target: String,
     /// Name of the target.
-    pub of: String,
-    pub metric: String,
+    pub(crate) of: String,
+    pub(crate) metric: String,
 }
 
 /// Every probe target and its metrics.
@@ -59,14 +59,14 @@ pub enum Target {
 /// What a probe remembers between samples, for rates and means over the
 /// interval.
 #[derive(Copy, Clone, Debug, Default)]
-pub struct ProbeMemory {
+pub(crate) struct ProbeMemory {
     /// Cumulative counters at the previous sample.
     last: (f64, f64),
 }
 
 impl ProbeMemory {
     /// Rate of a cumulative counter over the interval since the last sample.
-    pub fn per_interval(&mut self, cumulative: f64, interval_s: f64) -> f64 {
+    pub(crate) fn per_interval(&mut self, cumulative: f64, interval_s: f64) -> f64 {
         let d = cumulative - self.last.0;
         self.last.0 = cumulative;
         d / interval_s
@@ -86,9 +86,9 @@ impl ProbeMemory {
 
 pub struct Probe {
     pub name: String,
-    pub target: Target,
+    pub(crate) target: Target,
     /// Index into the target kind's metrics.
-    pub metric: usize,
+    pub(crate) metric: usize,
     memory: ProbeMemory,
     pub series: TimeSeries,
 }
@@ -106,7 +106,7 @@ impl Probe {
 }
 
 /// The current value of probe `k`; `dt` is the sampling interval.
-pub fn measure(w: &mut World, k: usize, dt: f64) -> f64 {
+pub(crate) fn measure(w: &mut World, k: usize, dt: f64) -> f64 {
     let (target, metric) = (w.probes[k].target, w.probes[k].metric);
     let mut mem = w.probes[k].memory;
     let v = match target {

@@ -53,7 +53,7 @@ impl Check for RateControlDesc {
 }
 
 pub(crate) struct ShaperComp {
-    pub shaper: Shaper,
+    pub(crate) shaper: Shaper,
     node: u32,
     prefix: String,
     taken: u64,

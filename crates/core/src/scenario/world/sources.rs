@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SourceKind {
+pub(crate) enum SourceKind {
     Cbr,
     Poisson,
     Onoff,
@@ -26,7 +26,7 @@ pub enum SourceKind {
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SizeKind {
+pub(crate) enum SizeKind {
     #[default]
     Constant,
     Exponential,
@@ -36,17 +36,17 @@ pub enum SizeKind {
 /// use are absent or null.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SourceDesc {
+pub(crate) struct SourceDesc {
     pub name: String,
-    pub kind: SourceKind,
+    pub(crate) kind: SourceKind,
     pub node: String,
-    pub sink: String,
+    pub(crate) sink: String,
     /// The constant, mean or peak (ON-OFF) rate; MPEG-2: the mean of the
     /// fGn rate process.
     pub rate_bps: f64,
     pub packet_bytes: u32,
     #[serde(default)]
-    pub size_dist: SizeKind,
+    pub(crate) size_dist: SizeKind,
     #[serde(default)]
     pub start_ps: Time,
     #[serde(default)]
@@ -56,16 +56,16 @@ pub struct SourceDesc {
     #[serde(default)]
     pub clp: u8,
     #[serde(default)]
-    pub on_ps: Option<Duration>,
+    pub(crate) on_ps: Option<Duration>,
     #[serde(default)]
-    pub off_ps: Option<Duration>,
+    pub(crate) off_ps: Option<Duration>,
     #[serde(default)]
-    pub periods: Option<Periods>,
+    pub(crate) periods: Option<Periods>,
     /// MPEG-2 video only: the standard deviation of the rate process...
     #[serde(default)]
     pub(crate) std_bps: Option<f64>,
     #[serde(default)]
-    pub hurst: Option<f64>,
+    pub(crate) hurst: Option<f64>,
     /// ...rates above which are skipped...
     #[serde(default)]
     pub(crate) peak_bps: Option<f64>,
@@ -78,7 +78,7 @@ pub struct SourceDesc {
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SinkDesc {
+pub(crate) struct SinkDesc {
     pub name: String,
     pub node: String,
 }
@@ -92,7 +92,7 @@ impl SourceDesc {
     }
 
     /// The model, sending as `emitter` says, drawing from `rng`.
-    pub fn build(
+    pub(crate) fn build(
         &self,
         emitter: Emitter,
         rng: RngStream,
@@ -178,7 +178,7 @@ fn mpeg2_block(duration_ps: u64, mpcr_min_ps: u64) -> usize {
 /// A source and the name of its flow.
 pub(crate) struct SourceComp {
     pub name: String,
-    pub source: Source,
+    pub(crate) source: Source,
 }
 
 impl SourceComp {
@@ -263,7 +263,7 @@ impl Model for SourceComp {
 /// record, and in the sink's own totals.
 pub(crate) struct SinkComp {
     pub name: String,
-    pub sink: Sink,
+    pub(crate) sink: Sink,
 }
 
 impl SinkComp {

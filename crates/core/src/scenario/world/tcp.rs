@@ -28,10 +28,10 @@ pub struct TcpDesc {
     pub dst_node: String,
     #[serde(default)]
     pub start_ps: Time,
-    pub app: AppKind,
+    pub(crate) app: AppKind,
     /// Carry both directions over ABR VCs (TCP over ATM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abr: Option<AbrDesc>,
+    pub(crate) abr: Option<AbrDesc>,
     /// Carry both directions over UBR VCs (classical IP over ATM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ubr: Option<UbrDesc>,
@@ -78,10 +78,10 @@ pub(crate) struct TcpConn {
     /// Empty for a connection of a class of flows.
     pub name: String,
     /// The class of flow arrivals that created it, if any.
-    pub class: Option<u32>,
+    pub(crate) class: Option<u32>,
     /// [client (`from`), server (`to`)].
     pub(crate) sockets: [TcpSocket; 2],
-    pub app: TcpApp,
+    pub(crate) app: TcpApp,
     pub start: Time,
     /// Flow id of the client→server direction; the reverse is `flow + 1`.
     pub flow: u32,
@@ -90,7 +90,7 @@ pub(crate) struct TcpConn {
     /// The VC pair under the connection, when it runs over ATM.
     pub(crate) vcs: Option<u32>,
     /// The sender's rate-controlled segmentation buffer, if any.
-    pub shaper: Option<u32>,
+    pub(crate) shaper: Option<u32>,
     outs: [Vec<Pdu>; 2],
 }
 

@@ -67,8 +67,8 @@ pub(crate) struct TfrcFlow {
     pub name: String,
     cfg: TfrcConfig,
     pub media: MediaSource,
-    pub sender: Sender,
-    pub receiver: Receiver,
+    pub(crate) sender: Sender,
+    pub(crate) receiver: Receiver,
     pub(crate) dejitter: Dejitter,
     pub start: Time,
     /// Flow id of the data; reports are `flow + 1`.
@@ -80,7 +80,7 @@ pub(crate) struct TfrcFlow {
     reports_sent: u64,
     last_x_recv_bps: f64,
     /// The class of media arrivals that created it, if any.
-    pub class: Option<u32>,
+    pub(crate) class: Option<u32>,
     /// (generated − start, E2ED) in ps of the packets generated within
     /// `startup_window` of the start: a class's start-up figures.
     pub(crate) startup: Vec<(u64, u64)>,

@@ -44,7 +44,7 @@ pub enum FlowDuration {
 
 impl FlowDuration {
     /// A duration of at least 1 ps.
-    pub fn draw(&self, rng: &mut RngStream) -> Duration {
+    pub(crate) fn draw(&self, rng: &mut RngStream) -> Duration {
         match *self {
             FlowDuration::Constant { duration } => duration,
             FlowDuration::Exponential { mean } => {
@@ -203,8 +203,8 @@ pub(crate) struct TfrcArrivals {
     stop: Time,
     next: Time,
     rng: RngStream,
-    pub started: u64,
-    pub ended: u64,
+    pub(crate) started: u64,
+    pub(crate) ended: u64,
     pub(crate) active_max: u64,
     tally: Tally,
 }

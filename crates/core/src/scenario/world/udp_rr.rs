@@ -29,7 +29,7 @@ pub(crate) struct UdpRrDesc {
 
 pub(crate) struct UdpRrConn {
     pub name: String,
-    pub app: UdpRr,
+    pub(crate) app: UdpRr,
     /// How the client's and the server's hosts are attached.
     ifaces: [Iface; 2],
 }

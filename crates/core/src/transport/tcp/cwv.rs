@@ -48,7 +48,7 @@ pub(crate) struct SendState {
     /// of receive window.
     pub(crate) cwnd_limited: bool,
     /// Data outstanding after sending.
-    pub flight: u64,
+    pub(crate) flight: u64,
     pub(crate) srtt: Option<Duration>,
     pub(crate) rto: Duration,
     /// The peer's receive window.

@@ -60,7 +60,7 @@ pub struct TcpConfig {
     /// How the window grows and what a loss leaves (RFC 5681 Reno, RFC 9438
     /// CUBIC); loss recovery is `variant`'s.
     #[serde(default)]
-    pub congestion_control: congestion::Kind,
+    pub(crate) congestion_control: congestion::Kind,
     /// HyStart++ (RFC 9406) in the initial slow start.
     #[serde(default)]
     pub(crate) hystart: bool,
@@ -70,7 +70,7 @@ pub struct TcpConfig {
     /// TCP/IP header bytes on every segment.
     #[serde(rename = "header_bytes")]
     pub header: u32,
-    pub initial_window_segments: u32,
+    pub(crate) initial_window_segments: u32,
     /// Appropriate Byte Counting limit L in segments (RFC 3465 §2.2): slow
     /// start grows cwnd by the bytes acknowledged, at most L·SMSS per ACK.
     /// 2 (RFC 3465) doubles cwnd per RTT even with delayed ACKs; 1 is RFC
@@ -87,8 +87,8 @@ pub struct TcpConfig {
     #[serde(rename = "max_rto_ps")]
     pub(crate) max_rto: Duration,
     #[serde(rename = "granularity_ps")]
-    pub granularity: Duration,
-    pub delayed_ack: bool,
+    pub(crate) granularity: Duration,
+    pub(crate) delayed_ack: bool,
     #[serde(rename = "delayed_ack_ps")]
     pub(crate) delayed_ack_timeout: Duration,
     /// RFC 3042: new data on the first two duplicate ACKs.
@@ -108,15 +108,15 @@ pub struct TcpConfig {
     /// (ns-2, Linux); off keeps the clock of the last new ACK (RFC 6298
     /// §5.1 read literally).
     #[serde(default = "yes")]
-    pub rto_restart_on_fast_retransmit: bool,
-    pub window_scaling: bool,
+    pub(crate) rto_restart_on_fast_retransmit: bool,
+    pub(crate) window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
     pub send_buffer: u64,
     /// The window the receiver advertises (less data held out of order).
     #[serde(rename = "receive_buffer_bytes")]
     pub receive_buffer: u64,
-    pub handshake: bool,
+    pub(crate) handshake: bool,
     /// Queue priority (0 high, 1 low) and loss priority of the segments.
     #[serde(default)]
     pub priority: u8,

@@ -17,7 +17,7 @@ pub(crate) struct Reassembly {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Arrival {
     /// Bytes newly delivered in order to the application.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// The segment was above the next expected byte (a hole remains).
     pub(crate) out_of_order: bool,
     /// The segment filled (part of) a hole: ACK at once (RFC 5681 §4.2).

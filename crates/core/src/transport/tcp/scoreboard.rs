@@ -20,7 +20,7 @@ pub(crate) struct Scoreboard {
 pub(crate) struct Hole {
     pub start: u64,
     pub end: u64,
-    pub lost: bool,
+    pub(crate) lost: bool,
 }
 
 const DUP_THRESH: usize = 3;

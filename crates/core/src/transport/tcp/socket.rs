@@ -51,7 +51,7 @@ pub struct Endpoint {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     /// The active side before its start time.
     Closed,
     Listen,
@@ -76,9 +76,9 @@ pub struct TcpStats {
     pub(crate) segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub(crate) bytes_sent: u64,
-    pub retransmissions: u64,
-    pub fast_retransmits: u64,
-    pub timeouts: u64,
+    pub(crate) retransmissions: u64,
+    pub(crate) fast_retransmits: u64,
+    pub(crate) timeouts: u64,
     pub(crate) dup_acks: u64,
     pub(crate) acks_sent: u64,
     pub(crate) cwnd_max: u64,
@@ -87,7 +87,7 @@ pub struct TcpStats {
 pub struct TcpSocket {
     cfg: TcpConfig,
     pub(crate) endpoint: Endpoint,
-    pub state: State,
+    pub(crate) state: State,
     start: Time,
     my_shift: u8,
     peer_shift: u8,
@@ -132,7 +132,7 @@ pub struct TcpSocket {
     // Receiving half.
     rx: Reassembly,
     /// Bytes delivered in order to the application.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     unacked_segments: u32,
     ack_now: bool,
     delack_timer: Timer,
@@ -211,7 +211,7 @@ impl TcpSocket {
     }
 
     /// The application writes `n` bytes (at most `send_space()`).
-    pub fn write(&mut self, n: u64) {
+    pub(crate) fn write(&mut self, n: u64) {
         debug_assert!(n <= self.send_space());
         self.written += n;
     }
@@ -224,10 +224,10 @@ impl TcpSocket {
     pub(crate) fn cwnd(&self) -> u64 {
         self.cwnd
     }
-    pub fn ssthresh(&self) -> u64 {
+    pub(crate) fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
-    pub fn flight(&self) -> u64 {
+    pub(crate) fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
     pub(crate) fn srtt(&self) -> Option<Duration> {
@@ -255,7 +255,7 @@ impl TcpSocket {
     }
 
     /// Timers and the opening of an active socket.
-    pub fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
+    pub(crate) fn poll(&mut self, now: Time, out: &mut Vec<Pdu>) {
         if self.state == State::Closed && now >= self.start {
             self.open(now, out);
         }

@@ -58,8 +58,8 @@ pub(crate) struct LossHistory {
     current: Option<Event>,
     /// Most recent first.
     closed: VecDeque<Interval>,
-    pub packets_lost: u64,
-    pub loss_events: u64,
+    pub(crate) packets_lost: u64,
+    pub(crate) loss_events: u64,
 }
 
 /// What one arrival changed.

@@ -191,11 +191,11 @@ pub struct Ns2Receiver {
     pending_p: Option<f64>,
     nack_at: Time,
     qs_echo: Option<QsOption>,
-    pub packets: u64,
+    pub(crate) packets: u64,
     pub bytes: u64,
-    pub reports: u64,
-    pub loss_events: u64,
-    pub packets_lost: u64,
+    pub(crate) reports: u64,
+    pub(crate) loss_events: u64,
+    pub(crate) packets_lost: u64,
 }
 
 impl Ns2Receiver {
@@ -443,7 +443,7 @@ impl Ns2Receiver {
 
     /// `nextpkt` (l. 372): the report to send now, if data came in since
     /// the last one (`sendpkt`, l. 385); the backup timer runs for 1.5 RTT.
-    pub fn report(&mut self, now: Time) -> Option<TfrcFeedback> {
+    pub(crate) fn report(&mut self, now: Time) -> Option<TfrcFeedback> {
         let t = now.ps() as i64;
         let fb = (self.last_arrival >= self.last_report_sent).then(|| {
             let p = match self.pending_p.take() {

@@ -63,7 +63,7 @@ impl Sender {
 
     /// Runs what is due at `now` with `waiting` packets in the transmit
     /// buffer; returns how many may go now.
-    pub fn poll(&mut self, now: Time, waiting: usize) -> u32 {
+    pub(crate) fn poll(&mut self, now: Time, waiting: usize) -> u32 {
         let n = match &mut self.inner {
             AnySender::Rfc(s) => {
                 if s.stats.packets > 0 {
@@ -116,7 +116,7 @@ impl Sender {
     }
 
     /// The application has stopped and its buffer is empty.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let AnySender::Ns2(s) = &mut self.inner {
             s.stop();
         }
@@ -137,21 +137,21 @@ impl Sender {
         }
     }
 
-    pub fn rtt_s(&self) -> Option<f64> {
+    pub(crate) fn rtt_s(&self) -> Option<f64> {
         match &self.inner {
             AnySender::Rfc(s) => s.rtt_s(),
             AnySender::Ns2(s) => s.rtt_s(),
         }
     }
 
-    pub fn p(&self) -> f64 {
+    pub(crate) fn p(&self) -> f64 {
         match &self.inner {
             AnySender::Rfc(s) => s.p(),
             AnySender::Ns2(s) => s.p(),
         }
     }
 
-    pub fn qs_state(&self) -> QsState {
+    pub(crate) fn qs_state(&self) -> QsState {
         match &self.inner {
             AnySender::Rfc(s) => s.qs_state(),
             AnySender::Ns2(s) => s.qs_state(),
@@ -197,7 +197,7 @@ impl Receiver {
     }
 
     /// The report to send now, if there is anything to report.
-    pub fn report(&mut self, now: Time) -> Option<TfrcFeedback> {
+    pub(crate) fn report(&mut self, now: Time) -> Option<TfrcFeedback> {
         match self {
             Receiver::Rfc(r) => Some(r.report(now)),
             Receiver::Ns2(r) => r.report(now),
@@ -212,7 +212,7 @@ impl Receiver {
         }
     }
 
-    pub fn packets(&self) -> u64 {
+    pub(crate) fn packets(&self) -> u64 {
         match self {
             Receiver::Rfc(r) => r.packets,
             Receiver::Ns2(r) => r.packets,
@@ -227,14 +227,14 @@ impl Receiver {
         }
     }
 
-    pub fn loss_events(&self) -> u64 {
+    pub(crate) fn loss_events(&self) -> u64 {
         match self {
             Receiver::Rfc(r) => r.loss_history().loss_events,
             Receiver::Ns2(r) => r.loss_events,
         }
     }
 
-    pub fn packets_lost(&self) -> u64 {
+    pub(crate) fn packets_lost(&self) -> u64 {
         match self {
             Receiver::Rfc(r) => r.loss_history().packets_lost,
             Receiver::Ns2(r) => r.packets_lost,

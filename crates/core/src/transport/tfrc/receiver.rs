@@ -39,9 +39,9 @@ pub struct TfrcReceiver {
     data_since_report: bool,
     due: Time,
     qs_echo: Option<QsOption>,
-    pub packets: u64,
+    pub(crate) packets: u64,
     pub bytes: u64,
-    pub reports: u64,
+    pub(crate) reports: u64,
 }
 
 impl TfrcReceiver {
@@ -133,7 +133,7 @@ impl TfrcReceiver {
     }
 
     /// The report to send now; restarts the feedback timer.
-    pub fn report(&mut self, now: Time) -> TfrcFeedback {
+    pub(crate) fn report(&mut self, now: Time) -> TfrcFeedback {
         let x_recv = match self.last_report {
             None => 0.0,
             Some(t) if now > t => self.bytes_since_report as f64 / now.since(t).as_secs_f64(),

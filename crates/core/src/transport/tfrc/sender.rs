@@ -28,7 +28,7 @@ use crate::net::{TfrcData, TfrcFeedback};
 const Q: f64 = 0.9;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub enum QsState {
+pub(crate) enum QsState {
     /// Not configured.
     Off,
     /// Requested with the first packet, no report yet.
@@ -43,12 +43,12 @@ pub enum QsState {
 
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
-    pub packets: u64,
+    pub(crate) packets: u64,
     pub bytes: u64,
-    pub reports: u64,
+    pub(crate) reports: u64,
     pub(crate) nofeedback_expiries: u64,
     /// The approved Quick-Start rate, bits/s (0: none).
-    pub qs_approved_bps: f64,
+    pub(crate) qs_approved_bps: f64,
     pub(crate) qs_validated_at: Option<Time>,
     /// When the rate first fell below the Quick-Start rate it was given:
     /// the paper's step (c), whichever report or timer made it.
@@ -110,15 +110,15 @@ impl TfrcSender {
         self.x * 8.0
     }
 
-    pub fn rtt_s(&self) -> Option<f64> {
+    pub(crate) fn rtt_s(&self) -> Option<f64> {
         self.r
     }
 
-    pub fn p(&self) -> f64 {
+    pub(crate) fn p(&self) -> f64 {
         self.p
     }
 
-    pub fn qs_state(&self) -> QsState {
+    pub(crate) fn qs_state(&self) -> QsState {
         self.qs
     }
 

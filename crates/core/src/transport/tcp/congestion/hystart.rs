@@ -27,7 +27,7 @@ pub(crate) enum Phase {
 
 #[derive(Clone, Debug)]
 pub(crate) struct HyStart {
-    pub phase: Phase,
+    pub(crate) phase: Phase,
     window_end: u64,
     last_round_min: Option<Duration>,
     round_min: Option<Duration>,

@@ -22,7 +22,7 @@ pub(crate) use reno::Reno;
 /// Which controller a connection runs.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Kind {
+pub(crate) enum Kind {
     #[default]
     Reno,
     Cubic,
@@ -32,7 +32,7 @@ pub enum Kind {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Window {
     pub(crate) cwnd: u64,
-    pub ssthresh: u64,
+    pub(crate) ssthresh: u64,
     pub mss: u64,
 }
 
@@ -43,7 +43,7 @@ pub(crate) struct Ack {
     /// Bytes newly acknowledged.
     pub(crate) acked: u64,
     /// The acknowledged offset and the highest offset sent.
-    pub ack: u64,
+    pub(crate) ack: u64,
     pub(crate) snd_max: u64,
     /// RFC 6298 SRTT, when there is one.
     pub(crate) srtt: Option<Duration>,
