@@ -18,7 +18,7 @@
 //! `pub(crate)`, and `unreachable_pub` keeps a `pub` from appearing where
 //! nothing outside the crate can reach it.
 
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, missing_docs)]
 
 pub mod apps;
 pub mod atm;

@@ -5,8 +5,10 @@ use crate::engine::{RngStream, Time};
 use crate::net::pdu::AgentAddr;
 use crate::net::{Header, Pdu};
 
+/// How a source's packet sizes are drawn (`size_distribution`), bytes.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum SizeDist {
+    /// Every packet this many bytes.
     Constant(u32),
     /// Exponential with this mean, rounded to whole bytes, at least 1.
     Exponential(f64),
@@ -28,14 +30,23 @@ impl SizeDist {
     }
 }
 
+/// What a traffic source stamps on every packet it creates (its flow, ends
+/// and marks) and the window it is active in.
 #[derive(Clone, Debug)]
 pub struct Emitter {
+    /// The flow the packets count under in the per-flow statistics.
     pub flow: u32,
+    /// The node where the packets enter the network (`from`).
     pub src_node: u32,
+    /// The node of the sink that receives them.
     pub dst_node: u32,
+    /// The sink's agent at `dst_node`.
     pub dst_agent: AgentAddr,
+    /// Queue priority of every packet: 0 high (real time), 1 low.
     pub priority: u8,
+    /// Cell loss priority mark of every packet: 1 is discarded first.
     pub clp: u8,
+    /// When the source starts, ps; nothing is sent before it.
     pub start: Time,
     /// No emission at or after this time.
     pub(crate) stop: Time,

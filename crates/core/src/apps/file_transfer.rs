@@ -11,6 +11,9 @@ use crate::atm::cell::CELL_PAYLOAD;
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
+/// The data source of the proactive-atm thesis (section 6.2.1.3): files sent
+/// as cells at a nominal rate, a new one started an exponential time after
+/// the last start.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileTransferConfig {
@@ -23,6 +26,8 @@ pub struct FileTransferConfig {
 }
 
 impl FileTransferConfig {
+    /// The thesis's: 1 Mbyte files at 0.5 Mb/s of cell payload, a start
+    /// every 16 s on average.
     pub fn thesis() -> FileTransferConfig {
         FileTransferConfig {
             file_bytes: 1_000_000,

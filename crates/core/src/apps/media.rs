@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 /// The highest media rate, bits/s (as the scenario format's rate cap).
 pub(crate) const MAX_RATE_BPS: f64 = 1e12;
 
+/// A constant-rate media encoder and the transport's transmit buffer it
+/// feeds (`tfrc.NAME.media`; the tfrc-dama paper, section 2.3 and Table II).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MediaConfig {

@@ -21,12 +21,18 @@ pub use crate::atm::congestion_detector::Notice;
 use crate::engine::{Check, ConfigError, Duration, Time};
 use serde::{Deserialize, Serialize};
 
+/// A cell source's rate control (the proactive-atm thesis, section 5.3) and
+/// slow start (section 6.2.1.4), as fractions of its nominal rate
+/// (`cell_sources.NAME.policy`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RatePolicyConfig {
     /// T_rt: the round-trip propagation delay to the destination.
     #[serde(rename = "rtt_ps")]
     pub(crate) rtt: Duration,
+    /// Follow congestion notifications (`rate_control`, default true); false
+    /// is the thesis's case 1: the rate stays at nominal once slow start
+    /// reached it.
     #[serde(default = "yes")]
     pub adaptive: bool,
     #[serde(default = "slow_start_initial")]

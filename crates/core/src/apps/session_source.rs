@@ -18,6 +18,9 @@
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
+/// A voice or video source of the proactive-atm thesis (section 6.2.1):
+/// exponential sessions and gaps, and inside a session two rates held for
+/// exponential times.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionConfig {
@@ -35,6 +38,8 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
+    /// Section 6.2.1.1's voice: 64 kb/s talk and silence, 0.5 s each on
+    /// average, in 15 s sessions with 15 s gaps.
     pub fn voice() -> SessionConfig {
         SessionConfig {
             rates_bps: [64_000.0, 0.0],
@@ -44,6 +49,8 @@ impl SessionConfig {
         }
     }
 
+    /// Section 6.2.1.2's video: 512 and 192 kb/s, 0.5 s each on average, in
+    /// 15 s sessions with 15 s gaps.
     pub fn video() -> SessionConfig {
         SessionConfig {
             rates_bps: [512_000.0, 192_000.0],

@@ -26,6 +26,7 @@ pub struct FlowRecord {
 /// A sink at a node; it aggregates every flow addressed to it.
 #[derive(Clone, Debug, Default)]
 pub struct Sink {
+    /// The index of the node the sink is at.
     pub node: u32,
     pub(crate) received_packets: u64,
     pub(crate) received_bytes: u64,
@@ -34,6 +35,7 @@ pub struct Sink {
 }
 
 impl Sink {
+    /// A sink at node `node`, nothing received yet.
     pub fn new(node: u32) -> Sink {
         Sink {
             node,

@@ -45,6 +45,8 @@ pub enum Encapsulation {
 }
 
 impl Encapsulation {
+    /// Bytes this encapsulation puts before each packet in the CPCS-SDU: 8
+    /// for LLC/SNAP, 0 for VC multiplexing, 16 for LAN emulation.
     pub fn header_bytes(self) -> u32 {
         match self {
             Encapsulation::LlcSnap => LLC_SNAP_BYTES,
@@ -199,10 +201,13 @@ pub struct Reassembler {
     frame: u32,
     /// Cells of more than one frame were collected (a last cell was lost).
     mixed: bool,
+    /// What it counted: cells received and discarded, frames delivered and
+    /// failed, bytes delivered.
     pub stats: ReassemblyStats,
 }
 
 impl Reassembler {
+    /// A receiver for packets in this encapsulation, no cell collected yet.
     pub fn new(encap: Encapsulation) -> Reassembler {
         Reassembler {
             encap,

@@ -9,9 +9,11 @@
 pub use crate::net::pdu::AtmCellHeader;
 use crate::net::pdu::{Header, Pdu};
 
+/// Bytes of one ATM cell on the wire: a 5-byte header and a 48-byte payload.
 pub const CELL_BYTES: u32 = 53;
 #[cfg(test)]
 pub(crate) const CELL_HEADER: u32 = 5;
+/// Bytes of a cell's payload.
 pub const CELL_PAYLOAD: u32 = 48;
 /// Bits of one cell on the wire: cell rates and line rates convert by it.
 pub(crate) const CELL_BITS: f64 = CELL_BYTES as f64 * 8.0;

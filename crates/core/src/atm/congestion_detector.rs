@@ -55,6 +55,8 @@ pub(crate) enum ClassRates {
     Current,
 }
 
+/// The proactive-atm thesis's congestion detector at a transmit link
+/// (section 5.1; `links.NAME.congestion`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DetectorConfig {

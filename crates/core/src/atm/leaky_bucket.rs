@@ -22,12 +22,16 @@ use std::collections::VecDeque;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NonConforming {
+    /// Discarded.
     Drop,
     /// Sent on with CLP = 1, to be discarded first further on.
     #[default]
     Mark,
 }
 
+/// A VC's leaky bucket (the proactive-atm thesis, sections 3.1 and 6.1.1):
+/// the `drain_rate`, `bucket_depth`, `bucket_queue`, `non_conforming` and
+/// `stepped_tokens` of a `cell_sources` contract.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeakyBucketConfig {
@@ -38,6 +42,8 @@ pub struct LeakyBucketConfig {
     /// L2: cells that may wait for a token.
     #[serde(default)]
     pub queue_cells: u32,
+    /// What becomes of a cell no token lets through: marked CLP = 1 (the
+    /// default) or dropped.
     #[serde(default)]
     pub non_conforming: NonConforming,
     /// Tokens in steps of one (the thesis) or as a continuous fluid.

@@ -26,6 +26,9 @@ pub enum PrcOverflow {
     MarkHead,
 }
 
+/// A VC's peak-rate controller (the proactive-atm thesis, sections 3.2 and
+/// 6.1.2): the `peak_rate`, `prc_queue` and `prc_overflow` of a
+/// `cell_sources` contract.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PeakRateConfig {
@@ -34,6 +37,9 @@ pub struct PeakRateConfig {
     /// L1: cells waiting, besides none in service (a cell leaves as it is
     /// released).
     pub queue_cells: u32,
+    /// What a full queue does with an arrival: discard it (the default, and
+    /// the scenario's for voice and video) or send the head on marked
+    /// CLP = 1 (the scenario's for data).
     #[serde(default)]
     pub overflow: PrcOverflow,
 }

@@ -22,8 +22,12 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Contract {
+    /// A peak-rate controller that spaces the VC's cells at the agreed peak
+    /// rate; `None`: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rate: Option<PeakRateConfig>,
+    /// A leaky bucket that polices the VC's mean rate and burstiness;
+    /// `None`: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaky_bucket: Option<LeakyBucketConfig>,
 }

@@ -11,7 +11,10 @@ use std::fmt;
 /// refusal concerns the table as a whole.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
+    /// The dotted key path of the refused key
+    /// (`links.sat.erica.rate_alpha`); empty for the table as a whole.
     pub path: String,
+    /// Why it is refused.
     pub msg: String,
 }
 
@@ -73,6 +76,7 @@ impl From<&str> for ConfigError {
 /// (the frame a QS agent works in, a channel's terminal count) are
 /// inherent methods with those arguments, returning `ConfigError` too.
 pub trait Check {
+    /// `Err` naming the first parameter the model cannot run with.
     fn check(&self) -> Result<(), ConfigError>;
 }
 

@@ -12,6 +12,8 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp1, Gamma, Geometric, Poisson};
 use rand_pcg::Pcg64Mcg;
 
+/// One component's stream of random numbers, seeded from the run seed and
+/// the component's name.
 pub struct RngStream {
     rng: Pcg64Mcg,
 }

@@ -135,6 +135,8 @@ struct SlotState {
 
 const NONE: u64 = u64::MAX;
 
+/// The event scheduler: one wake-up slot per component, events in order of
+/// time and, at equal times, of when they were asked for.
 #[derive(Default)]
 pub struct Scheduler {
     heap: Heap,
@@ -145,6 +147,7 @@ pub struct Scheduler {
 }
 
 impl Scheduler {
+    /// A scheduler with no slots.
     pub fn new() -> Scheduler {
         Scheduler::default()
     }

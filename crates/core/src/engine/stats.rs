@@ -193,6 +193,7 @@ impl Default for Histogram {
 }
 
 impl Histogram {
+    /// An empty histogram.
     pub fn new() -> Histogram {
         Histogram {
             counts: Vec::new(),
@@ -225,6 +226,7 @@ impl Histogram {
         (lo, lo.saturating_add((1u64 << shift) - 1))
     }
 
+    /// Counts one value.
     #[inline]
     pub fn record(&mut self, v: u64) {
         let b = Self::bucket(v);
@@ -238,6 +240,7 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Values recorded.
     pub fn count(&self) -> u64 {
         self.n
     }
@@ -339,11 +342,14 @@ impl Histogram {
 /// A time series sampled at fixed instants.
 #[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
+    /// When each sample was taken, s since the start of the run.
     pub times_s: Vec<f64>,
+    /// The sampled values, one per time.
     pub values: Vec<f64>,
 }
 
 impl TimeSeries {
+    /// Appends the sample `v` taken at `t_s` seconds.
     pub fn push(&mut self, t_s: f64, v: f64) {
         self.times_s.push(t_s);
         self.values.push(v);

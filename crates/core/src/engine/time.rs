@@ -26,16 +26,21 @@ pub struct Time(pub u64);
 pub struct Duration(pub u64);
 
 impl Time {
+    /// The start of the run.
     pub const ZERO: Time = Time(0);
     /// Stands for "never" in wake-up computations.
     pub(crate) const NEVER: Time = Time(u64::MAX);
 
+    /// The instant `s` seconds after the start, rounded to the nearest ps;
+    /// panics unless `s` is finite and not negative.
     pub fn from_secs_f64(s: f64) -> Time {
         Time(secs_to_ps(s))
     }
+    /// Seconds since the start.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
+    /// Picoseconds since the start.
     pub fn ps(self) -> u64 {
         self.0
     }
@@ -45,17 +50,23 @@ impl Time {
 }
 
 impl Duration {
+    /// No time at all.
     pub const ZERO: Duration = Duration(0);
 
+    /// A span of `s` seconds, rounded to the nearest ps; panics unless `s`
+    /// is finite and not negative.
     pub fn from_secs_f64(s: f64) -> Duration {
         Duration(secs_to_ps(s))
     }
+    /// A span of `ms` milliseconds.
     pub const fn from_millis(ms: u64) -> Duration {
         Duration(ms * 1_000_000_000)
     }
+    /// The span in seconds.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
+    /// The span in picoseconds.
     pub fn ps(self) -> u64 {
         self.0
     }

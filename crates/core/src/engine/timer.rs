@@ -5,12 +5,14 @@
 
 use super::time::{Duration, Time};
 
+/// A protocol timer: a deadline, or none when disarmed.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Timer {
     deadline: Option<Time>,
 }
 
 impl Timer {
+    /// A disarmed timer.
     pub fn new() -> Timer {
         Timer::default()
     }

@@ -19,34 +19,58 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CapacityConfig {
+    /// A constant rate (`links.NAME.rate`, or `capacity.type = "constant"`).
     Constant {
+        /// The link's transmission rate, bit/s.
         rate_bps: f64,
     },
+    /// Two-state Markov-modulated capacity, the bottleneck of the effcap
+    /// paper.
     Markov {
+        /// The rate in each of the two states, bit/s; at most one may be
+        /// zero (an outage).
         rates_bps: [f64; 2],
+        /// Mean time spent in each state, ps: of an exponential holding
+        /// time, or of a geometric number of steps with `step_ps`.
         mean_holding_ps: [Duration; 2],
+        /// The state at time 0, 0 or 1; default 0.
         #[serde(default)]
         initial: usize,
         /// Changes only at multiples of this step (discrete time).
         #[serde(default)]
         step_ps: Option<Duration>,
     },
+    /// A piecewise-constant trace of rates, optionally repeated.
     Trace {
+        /// The instants at which the rate changes, ps: starting at 0 and
+        /// strictly increasing.
         times_ps: Vec<Time>,
+        /// The rate from each instant of `times_ps` on, bit/s: one per time,
+        /// none negative, not all zero.
         rates_bps: Vec<f64>,
+        /// Restart the trace every this long (ps, after the last change);
+        /// default `None`: the last rate holds to the end of the run.
         #[serde(default)]
         period_ps: Option<Duration>,
     },
     /// The channel rate inside a run of slots of each period, nothing
     /// outside; the run is replanned per epoch during the run.
     Slotted {
+        /// The channel rate, bit/s: what the station sends at inside its
+        /// run.
         rate_bps: f64,
+        /// Length of one slot, ps.
         slot_ps: Duration,
+        /// Slots in a period (a DVB-RCS multi-frame).
         slots_per_period: u32,
+        /// Periods in an epoch (a super-frame: the span one burst time plan
+        /// covers).
         periods_per_epoch: u32,
         /// The run before the first plan.
         #[serde(default)]
         first_slot: u32,
+        /// Length of that run, in slots; default 0: nothing can be sent
+        /// before the first plan.
         #[serde(default)]
         slot_count: u32,
     },
@@ -54,6 +78,7 @@ pub enum CapacityConfig {
     /// (`[dvb_rcs.NAME]`), which gives it its slotted capacity when the
     /// world is built; nothing until then.
     DvbRcs {
+        /// Name of the channel the terminal sends on (`dvb_rcs.NAME`).
         channel: String,
     },
 }
@@ -190,6 +215,7 @@ impl Check for CapacityConfig {
     }
 }
 
+/// A piecewise-constant capacity trace: its change instants and rates.
 #[derive(Clone, Debug)]
 pub struct Trace {
     /// Change instants, starting at 0 and strictly increasing.
@@ -225,26 +251,38 @@ impl Chain {
     }
 }
 
+/// A link's capacity as it varies during the run, built from a
+/// [`CapacityConfig`].
 pub enum CapacityProcess {
+    /// A constant rate, bit/s.
     Constant(f64),
     /// State `i` holds for a time with mean `chain.mean_holding[i]`.
     Markov {
+        /// The chain's rates, mean holding times and step.
         chain: Chain,
+        /// The state in force, 0 or 1.
         state: usize,
+        /// When the chain next leaves `state`.
         next_change: Time,
+        /// The random stream the holding times are drawn from.
         rng: RngStream,
     },
+    /// A trace, repeated if it has a period.
     Trace {
+        /// The trace's change instants and rates.
         trace: Trace,
         /// Index of the segment in force.
         index: usize,
         /// Start of the current repetition.
         epoch: Time,
     },
+    /// The slots a TDMA station owns (a DVB-RCS terminal's uplink),
+    /// replanned while the run goes on.
     Slotted(SlotSchedule),
 }
 
 impl CapacityProcess {
+    /// A constant capacity of `bps` bits per second.
     pub fn constant(bps: f64) -> CapacityProcess {
         CapacityProcess::Constant(bps)
     }

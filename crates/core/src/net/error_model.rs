@@ -8,6 +8,8 @@
 
 use crate::engine::RngStream;
 
+/// A link's transmission errors: independent bit errors, an independent
+/// per-PDU loss probability, and fixed patterns of lost PDUs.
 pub struct ErrorModel {
     /// ln(1 - BER), kept so a PDU's survival probability is one exp().
     ln_bit_ok: f64,
@@ -53,6 +55,8 @@ impl Periodic {
 }
 
 impl ErrorModel {
+    /// Bit errors at `ber` (a PDU of n bits survives with probability
+    /// (1 - ber)^n) and PDUs lost with probability `loss`, drawn from `rng`.
     pub fn new(ber: f64, loss: f64, rng: RngStream) -> ErrorModel {
         assert!((0.0..=1.0).contains(&ber) && (0.0..=1.0).contains(&loss));
         ErrorModel {

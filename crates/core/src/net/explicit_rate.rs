@@ -32,10 +32,16 @@ use std::collections::VecDeque;
 /// Bytes of a feedback PDU on the wire (one cell, as an RM cell).
 pub(crate) const FEEDBACK_BYTES: u32 = 53;
 
+/// What the port feeds back (the abr-effcap paper, section 4.1), divided
+/// equally among the hosts it feeds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scheme {
+    /// The last interval's average capacity.
     Instcap,
+    /// The effective capacity over each host's last N sliding blocks of M
+    /// intervals: eq. (25) with `delta`, or the smallest block average
+    /// (eq. (31), δ → ∞) without.
     Effcap,
 }
 
@@ -43,6 +49,7 @@ pub enum Scheme {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExplicitRateConfig {
+    /// Which capacity is fed back (`scheme`, required).
     pub scheme: Scheme,
     /// The measurement and feedback interval T.
     #[serde(rename = "interval_ps")]

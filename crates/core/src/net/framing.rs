@@ -11,6 +11,9 @@ pub(crate) const ETHERNET_OVERHEAD_BYTES: u32 = 8 + 14 + 4 + 12;
 /// minimum frame), padded when the packet is shorter.
 pub(crate) const ETHERNET_MIN_PAYLOAD_BYTES: u32 = 46;
 
+/// What a link's physical layer adds to each PDU (`links.NAME.framing`,
+/// default none): the link transmits, and exposes to bit errors, the PDU's
+/// size on the wire.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Framing {

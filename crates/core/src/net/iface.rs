@@ -31,6 +31,8 @@ pub struct Outbox {
 }
 
 impl Outbox {
+    /// Sends `pdu` on its way `via` a node's routing or straight to an
+    /// agent.
     pub fn push(&mut self, via: Via, pdu: Pdu) {
         self.items.push((via, pdu));
     }
@@ -40,6 +42,7 @@ impl Outbox {
         self.push(Via::Node(node), pdu);
     }
 
+    /// Whether nothing was sent.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -72,9 +75,15 @@ impl Outbox {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Iface {
     /// On a node: PDUs are routed from it directly.
-    Direct { node: u32 },
+    Direct {
+        /// The index of the host's node.
+        node: u32,
+    },
     /// Behind an attachment modelled by an agent (e.g. an ATM VC).
-    Attached { agent: AgentAddr },
+    Attached {
+        /// The agent that models the attachment and takes the host's PDUs.
+        agent: AgentAddr,
+    },
 }
 
 impl Iface {

@@ -46,6 +46,8 @@ struct InService {
     since: Time,
 }
 
+/// A one-way point-to-point link: output queue, transmitter at the rate of
+/// its capacity process, framing, error model and propagation delay.
 pub struct Link {
     pub(crate) from: u32,
     pub(crate) to: u32,
@@ -77,6 +79,8 @@ pub struct Link {
     /// ∫ rate dt up to the last capacity change, in bits, and that change.
     capacity_bits: f64,
     capacity_since: Time,
+    /// What it counted: arrivals, transmissions, drops, errors, queue
+    /// occupancy and waits (the `links.NAME.*` summary keys).
     pub stats: LinkStats,
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
@@ -84,6 +88,8 @@ pub struct Link {
 }
 
 impl Link {
+    /// A link from node `from` to node `to`, unframed, with this queue,
+    /// capacity, error model and propagation delay.
     pub fn new(
         from: u32,
         to: u32,
@@ -152,6 +158,7 @@ impl Link {
         Some(g.rate_bps * f64::from(s.run().count) / f64::from(g.slots_per_period))
     }
 
+    /// Its output queue.
     pub fn queue(&self) -> &Queue {
         &self.queue
     }

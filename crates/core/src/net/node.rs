@@ -10,10 +10,12 @@
 
 use super::pdu::AgentAddr;
 
+/// Where a node sends a PDU next.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Next {
     /// The PDU has reached its destination node.
     Local,
+    /// On the link of this index.
     Link(u32),
     /// No route: the description was not validated, or a route is missing.
     Unroutable,
@@ -30,6 +32,8 @@ enum Routes {
     Sparse(Vec<(u32, u32)>),
 }
 
+/// A node: its static routes, destination node to outgoing link, and the
+/// flows a device at it takes off the network.
 pub struct Node {
     pub(crate) id: u32,
     routes: Routes,
@@ -39,6 +43,7 @@ pub struct Node {
 }
 
 impl Node {
+    /// Node `id` of a network of `n_nodes` nodes, with no routes yet.
     pub fn new(id: u32, n_nodes: usize) -> Node {
         let routes = if n_nodes <= DENSE_NODES {
             Routes::Dense(vec![NO_ROUTE; n_nodes])

@@ -42,6 +42,7 @@ pub struct AtmCellHeader {
     /// frame, and the CPCS-SDU length the trailer carries (last cell). They
     /// stand in for the CRC-32 and length check over unsimulated bytes.
     pub frame: u32,
+    /// The cell's index within its frame, from 0.
     pub index: u16,
     pub(crate) sdu_len: u16,
 }
@@ -152,10 +153,15 @@ pub enum Header {
     /// ON-OFF sources' packets).
     #[default]
     Ip,
+    /// A UDP datagram (the `udp_rr` exchanges).
     Udp {
+        /// The sender's UDP port (the exchanges use netperf's 12865 at both
+        /// ends; nothing routes by it).
         src_port: u16,
+        /// The receiver's UDP port.
         dst_port: u16,
     },
+    /// A TCP segment: data, a pure ACK or a SYN.
     Tcp(TcpHeader),
     /// A 53-byte ATM cell (`atm::cell`).
     AtmCell(AtmCellHeader),
@@ -164,10 +170,15 @@ pub enum Header {
     /// An explicit rate fed back to a rate-controlled host
     /// (`net::explicit_rate` to `net::shaper`), in bits/s of the wire.
     Rate {
+        /// The rate fed back, bit/s.
         rate_bps: f64,
     },
+    /// A TFRC data packet (RFC 5348 §3.2.1).
     TfrcData(TfrcData),
+    /// A TFRC receiver report (RFC 5348 §3.2.2).
     TfrcFeedback(TfrcFeedback),
+    /// A cell of the proactive-atm thesis's sources: traffic or a congestion
+    /// notification (its Fig. 7 header).
     ProactiveCell(ProactiveCell),
 }
 
@@ -179,7 +190,10 @@ pub enum Header {
 /// handed to the newer agent.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct AgentAddr {
+    /// Index into the world's agents.
     pub index: u32,
+    /// Generation of that index: 0 at first, one more each time its holder
+    /// is released.
     pub gen: u16,
 }
 
@@ -190,6 +204,8 @@ impl AgentAddr {
     }
 }
 
+/// One protocol data unit on its way through the network: its size, its
+/// flow, its ends, its timestamps, its priorities and its header.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct Pdu {
     /// Size on the wire, all headers included.
@@ -198,12 +214,17 @@ pub struct Pdu {
     pub flow: u32,
     /// Per-flow sequence number of this PDU (0, 1, ...).
     pub seq: u64,
+    /// Index of the node where the PDU entered the network.
     pub src_node: u32,
+    /// Index of the node it is addressed to; routing forwards towards it.
     pub dst_node: u32,
     /// Receiving endpoint at `dst_node` (a sink, a TCP socket...) and its
     /// generation (`AgentAddr`); two fields so the PDU keeps its size.
     pub dst_agent: u32,
+    /// Generation of `dst_agent` (`AgentAddr::gen`).
     pub dst_gen: u16,
+    /// When the PDU was created at its source: one-way delay is measured
+    /// from here.
     pub created: Time,
     /// When the PDU entered its current queue; scratch for wait statistics.
     pub enqueued: Time,
@@ -211,6 +232,7 @@ pub struct Pdu {
     pub priority: u8,
     /// Loss priority: 1 marks a PDU to discard first (ATM CLP bit).
     pub clp: u8,
+    /// The protocol header it carries.
     pub header: Header,
 }
 

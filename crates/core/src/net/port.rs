@@ -29,6 +29,7 @@ pub enum Admit {
 
 /// What a port may act on and send while it handles a PDU or its timer.
 pub struct PortCx<'a> {
+    /// The time of the PDU or timer at hand.
     pub now: Time,
     /// The link this port feeds, as it is before the PDU at hand is queued.
     pub link: &'a Link,
@@ -41,6 +42,10 @@ pub struct PortCx<'a> {
     pub(crate) discarded: &'a mut Vec<Pdu>,
 }
 
+/// What sits at a link's input (an ERICA+ switch port, an explicit-rate
+/// feedback point, a Quick-Start agent, a policer, a congestion detector):
+/// it sees every PDU offered to the link before the queue does, and the
+/// feedback travelling back to the sources of the link's traffic.
 pub trait Port {
     /// A PDU offered to the port's link.
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit;

@@ -30,6 +30,8 @@ use crate::engine::ConfigError;
 use crate::net::slot_schedule::SlotRun;
 use serde::{Deserialize, Serialize};
 
+/// How the NCC assigns slots (`dvb_rcs.NAME.dama`): eq. (2)'s release, the
+/// slots every terminal keeps, and free capacity assignment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DamaConfig {

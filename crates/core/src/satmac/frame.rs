@@ -230,6 +230,9 @@ pub struct FrameTiming {
 }
 
 impl FrameConfig {
+    /// The timing of the demand-assignment loop over this frame, as the
+    /// paper's Table I lists it: slot, multi-frame, super-frame, allocation
+    /// delay T_a, mean RTT, T_q,max, T_q,opt and the allocation granularity.
     pub fn timing(&self) -> FrameTiming {
         let s = |d: Duration| d.as_secs_f64();
         FrameTiming {

@@ -35,6 +35,8 @@ pub struct Tbtp {
     pub(crate) free_slots: u32,
 }
 
+/// The NCC of a DVB-RCS return channel: it hears the terminals' requests one
+/// hop after they are sent and plans one TBTP per super-frame.
 pub struct Ncc {
     frame: FrameConfig,
     alloc: Allocator,
@@ -46,6 +48,8 @@ pub struct Ncc {
 }
 
 impl Ncc {
+    /// The NCC of a channel with this frame and DAMA rules for `terminals`
+    /// terminals, each holding its minimum until the first plan.
     pub fn new(frame: FrameConfig, dama: DamaConfig, terminals: usize) -> Ncc {
         let min = dama.min_slots;
         let alloc = Allocator::new(dama, frame.slots_per_multiframe(), terminals);
@@ -74,6 +78,7 @@ impl Ncc {
         self.alloc.standing().iter().sum()
     }
 
+    /// The channel's frame.
     pub fn frame(&self) -> &FrameConfig {
         &self.frame
     }

@@ -22,11 +22,19 @@ use crate::net::{Header, Pdu};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
+/// A terminal's Quick-Start agent
+/// (`[dvb_rcs.NAME.terminals.T.quick_start]`), the QS router of its uplink
+/// (tfrc-dama paper, sections 2.4 and 3.4, appendix A).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QsAgentConfig {
+    /// Approve only while the channel's use (the last TBTP's assigned slots
+    /// plus recent approvals) stays below this share of it; default 0.8
+    /// (appendix A: at least 20 % free).
     #[serde(default = "default_qs_thresh")]
     pub qs_thresh: f64,
+    /// Approvals count as used for this many intervals of `state_delay` (the
+    /// paper's M); default 2.
     #[serde(default = "default_memory_intervals")]
     pub memory_intervals: u32,
     /// None: (T_r + T_a)/2 of the channel's frame.
@@ -35,6 +43,9 @@ pub struct QsAgentConfig {
     /// QSD: ask DAMA for the approved rate and hold the request for `tq`.
     #[serde(default)]
     pub qsd: bool,
+    /// T_q: how long the packet carrying a QS-Request is held before it goes
+    /// on, ps (only with `qsd`; default 0). The paper's eq. (6) gives the
+    /// optimum, eq. (3) the most.
     #[serde(default, rename = "tq_ps")]
     pub tq: Duration,
 }
@@ -70,6 +81,9 @@ impl QsAgentConfig {
     }
 }
 
+/// A terminal's Quick-Start agent while the run goes on: it decides on the
+/// QS-Requests leaving through the terminal on the free capacity of the last
+/// TBTP it heard.
 #[derive(Clone, Debug)]
 pub struct QsAgent {
     router: QsRouter,

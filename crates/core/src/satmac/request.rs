@@ -18,6 +18,8 @@ use crate::engine::Duration;
 use crate::engine::{Check, ConfigError};
 use serde::{Deserialize, Serialize};
 
+/// How a terminal asks for capacity, eq. (1) of the tfrc-dama paper: which
+/// DVB-RCS categories it combines (`dvb_rcs.NAME.terminals.T`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestConfig {
@@ -74,6 +76,7 @@ pub struct Requester {
 }
 
 impl Requester {
+    /// A terminal asking by `cfg`, nothing counted yet.
     pub fn new(cfg: RequestConfig) -> Requester {
         Requester {
             cfg,

@@ -37,6 +37,8 @@ use crate::transport::tcp::TcpConfig;
 use crate::transport::tfrc::TfrcConfig;
 use std::collections::{BTreeMap, VecDeque};
 
+/// Writes a [`Description`] in Rust with the scenario format's defaults, for
+/// tests and benchmarks (the module's example shows one).
 pub struct ScenarioBuilder {
     d: Description,
 }
@@ -59,11 +61,13 @@ impl ScenarioBuilder {
         }
     }
 
+    /// The run seed (default 1).
     pub fn seed(mut self, seed: u64) -> Self {
         self.d.seed = seed;
         self
     }
 
+    /// Samples the probes every `s` seconds (default 0.1).
     pub fn sample_interval(mut self, s: f64) -> Self {
         self.d.sample_interval_ps = secs(s).ps();
         self
@@ -84,10 +88,14 @@ impl ScenarioBuilder {
         self
     }
 
+    /// A node of type `host`; [`ScenarioBuilder::build`] fills in its
+    /// routes.
     pub fn host(self, name: &str) -> Self {
         self.node(name, "host")
     }
 
+    /// A node of type `router`; [`ScenarioBuilder::build`] fills in its
+    /// routes.
     pub fn router(self, name: &str) -> Self {
         self.node(name, "router")
     }
@@ -97,6 +105,8 @@ impl ScenarioBuilder {
         self.link_with(name, from, to, rate_bps, delay_s, |_| {})
     }
 
+    /// A link as [`ScenarioBuilder::link`] makes it, then changed by `f`
+    /// (its queue, capacity, error model or port).
     pub fn link_with(
         mut self,
         name: &str,
@@ -141,6 +151,8 @@ impl ScenarioBuilder {
         )
     }
 
+    /// A sink at `node`: it receives the packets of the sources that name
+    /// it.
     pub fn sink(mut self, name: &str, node: &str) -> Self {
         self.d.sinks.push(SinkDesc {
             name: name.into(),
@@ -197,6 +209,8 @@ impl ScenarioBuilder {
         self.tcp_with(name, from, to, |_| {})
     }
 
+    /// A connection as [`ScenarioBuilder::tcp`] makes it, then changed by
+    /// `f` (its TCP parameters, application, start or ATM path).
     pub fn tcp_with(
         mut self,
         name: &str,
@@ -304,6 +318,9 @@ impl ScenarioBuilder {
         self
     }
 
+    /// A probe of `metric` of the entry `of` of kind `target` (`"link"`,
+    /// `"sink"`, `"source"`, `"tcp"`, ...; docs/scenario.md lists the
+    /// metrics).
     pub fn probe(mut self, name: &str, target: &str, of: &str, metric: &str) -> Self {
         self.d.probes.push(ProbeDesc {
             name: name.into(),

@@ -15,39 +15,61 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// A validated scenario as the core receives it (docs/scenario.md, "The
+/// normalised description"): one list per section, SI base units, every
+/// default filled in, routes resolved.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Description {
+    /// The scenario's name (`run.name`), used in output folders and reports.
     pub name: String,
+    /// The run seed (`run.seed`, 1 unless the scenario gives another): each
+    /// random component draws from a stream seeded from it and the
+    /// component's name.
     pub seed: u64,
     pub(crate) duration_ps: u64,
     pub(crate) sample_interval_ps: u64,
     #[serde(default)]
     pub(crate) max_events: Option<u64>,
+    /// Stop before `duration_ps` when this condition holds
+    /// (`run.stop_when`); `None`: no condition.
     #[serde(default)]
     pub stop_when: Option<StopWhen>,
     pub(crate) nodes: Vec<NodeDesc>,
+    /// The one-way links (`[links.NAME]`), with the `NAME_rev` reverse of
+    /// each duplex one.
     pub links: Vec<links::LinkDesc>,
     #[serde(default)]
     pub(crate) sources: Vec<sources::SourceDesc>,
     #[serde(default)]
     pub(crate) sinks: Vec<sources::SinkDesc>,
+    /// The probes (`[probes.NAME]`): the metrics sampled every
+    /// `sample_interval_ps`.
     #[serde(default)]
     pub probes: Vec<probes::ProbeDesc>,
+    /// The TCP connections (`[tcp.NAME]`).
     #[serde(default)]
     pub tcp: Vec<tcp::TcpDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) udp_rr: Vec<udp_rr::UdpRrDesc>,
+    /// Classes of TCP transfers arriving during the run (`[arrivals.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arrivals: Vec<arrivals::ArrivalsDesc>,
+    /// Real hosts attached at nodes of the network (`[emulate.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub emulate: Vec<emulated::EmulatedDesc>,
+    /// DVB-RCS return channels, each an NCC and its terminals
+    /// (`[dvb_rcs.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dvb_rcs: Vec<dvb_rcs::DvbRcsDesc>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) tfrc: Vec<tfrc::TfrcDesc>,
+    /// Classes of TFRC media flows arriving during the run
+    /// (`[tfrc_arrivals.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tfrc_arrivals: Vec<tfrc_arrivals::TfrcArrivalsDesc>,
+    /// Groups of the proactive-atm thesis's cell sources
+    /// (`[cell_sources.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cell_sources: Vec<cell_sources::CellSourcesDesc>,
 }
@@ -104,6 +126,8 @@ impl Description {
         Ok(d)
     }
 
+    /// The description as JSON, in the form [`Description::from_json`]
+    /// reads.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a description serialises")
     }

@@ -8,8 +8,11 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The run summary: a flat map from key (`links.NAME.drops`) to a plain
+/// number, sorted by key (docs/scenario.md lists the keys).
 pub type Summary = BTreeMap<String, Value>;
 
+/// Sets key `key` of the summary to `v`.
 pub fn put(s: &mut Summary, key: String, v: impl Into<Value>) {
     s.insert(key, v.into());
 }

@@ -7,6 +7,7 @@ use super::{Limit, QueueDiscipline, Verdict};
 use crate::engine::Time;
 use crate::net::pdu::Pdu;
 
+/// Drop-tail FIFO: both priorities share it in arrival order.
 #[derive(Clone, Debug)]
 pub struct DropTail {
     fifo: Fifo,
@@ -14,6 +15,7 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    /// An empty FIFO holding at most `limit`.
     pub fn new(limit: Limit) -> DropTail {
         DropTail {
             fifo: Fifo::new(),

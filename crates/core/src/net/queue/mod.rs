@@ -25,7 +25,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {
+    /// At most this many units waiting (PDUs, or cells at an ATM port).
     Packets(u64),
+    /// At most this many bytes waiting: a PDU is admitted only if all of it
+    /// fits.
     Bytes(u64),
 }
 
@@ -51,6 +54,7 @@ impl Limit {
 /// What a queue does with an arriving unit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
+    /// Admitted: it waits, or goes at once if the transmitter is free.
     Queued,
     /// Discarded because the queue was full.
     DroppedFull,
@@ -87,11 +91,25 @@ pub(crate) trait QueueDiscipline {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueConfig {
-    Droptail { limit: Limit },
-    Priority { high: LevelConfig, low: LevelConfig },
+    /// A FIFO that discards what it cannot hold
+    /// (`queue.type = "droptail"`); both priorities share it in arrival
+    /// order.
+    Droptail {
+        /// Its limit (the scenario's default: 1000 packets).
+        limit: Limit,
+    },
+    /// A strict two-priority queue with CLP=1 selective discard
+    /// (`queue.type = "priority"`, proactive-ATM thesis §4, Fig. 4).
+    Priority {
+        /// The level of priority-0 PDUs, always served first.
+        high: LevelConfig,
+        /// The level of priority-1 PDUs, served when `high` is empty.
+        low: LevelConfig,
+    },
 }
 
 impl QueueConfig {
+    /// The discipline this entry describes, empty.
     pub fn build(&self) -> Queue {
         match *self {
             QueueConfig::Droptail { limit } => Queue::DropTail(DropTail::new(limit)),
@@ -107,7 +125,9 @@ impl QueueConfig {
 /// make the compiler list every arm a new discipline still lacks.
 #[derive(Clone, Debug)]
 pub enum Queue {
+    /// A drop-tail FIFO.
     DropTail(DropTail),
+    /// A strict two-priority queue with CLP=1 selective discard.
     TwoPriority(TwoPriority),
 }
 
@@ -117,6 +137,7 @@ impl Queue {
         QueueConfig::Droptail { limit }.build()
     }
 
+    /// A strict two-priority queue with these levels for priority 0 and 1.
     pub fn two_priority(high: LevelConfig, low: LevelConfig) -> Queue {
         QueueConfig::Priority { high, low }.build()
     }
@@ -174,6 +195,7 @@ impl Queue {
         }
     }
 
+    /// Bytes waiting, not counting the PDU in transmission.
     #[inline]
     pub fn bytes(&self) -> u64 {
         match self {

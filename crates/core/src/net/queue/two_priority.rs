@@ -15,10 +15,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LevelConfig {
+    /// The most this level holds (`limit`), in packets or bytes.
     pub limit: Limit,
+    /// The occupancy at or above which arriving CLP=1 PDUs are discarded
+    /// (`clp_threshold`, thesis §4 selective discard); the scenario's
+    /// default is `limit`.
     pub clp_threshold: Limit,
 }
 
+/// Strict two-priority queue: priority 0 is always served first,
+/// non-preemptively; each level has its limit and CLP=1 threshold.
 #[derive(Clone, Debug)]
 pub struct TwoPriority {
     fifos: [Fifo; 2],
@@ -26,6 +32,7 @@ pub struct TwoPriority {
 }
 
 impl TwoPriority {
+    /// An empty queue with these levels for priority 0 and 1.
     pub fn new(high: LevelConfig, low: LevelConfig) -> TwoPriority {
         TwoPriority {
             fifos: [Fifo::new(), Fifo::new()],

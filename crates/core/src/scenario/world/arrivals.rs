@@ -27,15 +27,22 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FlowSize {
+    /// Every flow the same size.
     Constant {
+        /// The size, bytes.
         bytes: u64,
     },
+    /// Exponentially distributed sizes, rounded to whole bytes (at least 1).
     Exponential {
+        /// The mean size, bytes (at least 1).
         mean_bytes: f64,
     },
     /// Pareto with shape `shape` (> 1) and mean `mean_bytes`.
     Pareto {
+        /// The mean size, bytes (at least 1).
         mean_bytes: f64,
+        /// The shape α, above 1 (a finite mean); the smaller, the heavier
+        /// the tail.
         shape: f64,
     },
 }
@@ -77,12 +84,16 @@ impl Check for FlowSize {
 /// `TcpConfig`, in the same object.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ArrivalsDesc {
+    /// Its name in the description (`arrivals.NAME`).
     pub name: String,
+    /// The node of every flow's client, which sends the data (`from`).
     pub src_node: String,
+    /// The node of every flow's server, which receives it (`to`).
     pub dst_node: String,
     /// Mean arrivals per second.
     pub rate_per_s: f64,
     pub(crate) size: FlowSize,
+    /// The first arrival, ps; default 0.
     #[serde(default)]
     pub start_ps: Time,
     /// No arrivals at or after this time.
@@ -91,6 +102,8 @@ pub struct ArrivalsDesc {
     /// No more than this many flows in all.
     #[serde(default)]
     pub max_flows: Option<u64>,
+    /// The TCP parameters of every flow's connection (the keys of
+    /// `[tcp.NAME]`), in the same object.
     #[serde(flatten)]
     pub config: TcpConfig,
 }

@@ -102,6 +102,8 @@ impl Builder<'_> {
 }
 
 impl World {
+    /// The world a description describes, at time 0 and ready to run; a
+    /// description it cannot run is refused, naming the key at fault.
     pub fn build(d: &Description) -> Result<World, BuildError> {
         if d.duration_ps == 0 || d.sample_interval_ps == 0 {
             return Err(BuildError::at(

@@ -52,19 +52,34 @@ impl Check for Traffic {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CellSourcesDesc {
+    /// Its name in the description (`cell_sources.NAME`).
     pub name: String,
+    /// The node where every source's VC starts (`from`); notifications come
+    /// back to it.
     pub src_node: String,
+    /// The node where every VC ends (`to`), at the sources' sinks.
     pub dst_node: String,
+    /// Identical sources in the group, each its own VC (the scenario's
+    /// default: 1).
     pub count: u32,
     /// 0 for real time (voice, video), 1 for data.
     pub priority: u8,
+    /// What each source sends: voice or video sessions, or data files (the
+    /// thesis, section 6.2.1), rates counted in cell payload.
     pub traffic: Traffic,
+    /// How each source's rate follows its slow start and the congestion
+    /// notifications (sections 5.3 and 6.2.1.4).
     pub policy: RatePolicyConfig,
+    /// The traffic contract each VC is policed by at `police_at` (section
+    /// 3): a peak-rate controller, a leaky bucket or both; `None`: not
+    /// policed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<Contract>,
     /// The link at whose input the contract is enforced (the access).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub police_at: Option<String>,
+    /// Cells later than their VC's minimum delay by more than this are
+    /// counted late (section 7.1), ps; the scenario's default is 20 ms.
     #[serde(rename = "jitter_bound_ps")]
     pub jitter_bound: Duration,
 }

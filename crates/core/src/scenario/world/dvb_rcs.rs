@@ -32,10 +32,19 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DvbRcsDesc {
+    /// Its name in the description (`dvb_rcs.NAME`), which uplink capacities
+    /// name as their `channel`.
     pub name: String,
+    /// The channel's frame geometry and one hop's propagation delay
+    /// (`frame`, or a Skyplex preset).
     pub frame: FrameConfig,
+    /// How the NCC assigns slots (`dama`): eq. (2)'s release, the slots
+    /// every terminal keeps, free capacity assignment; the paper's by
+    /// default.
     #[serde(default)]
     pub dama: DamaConfig,
+    /// The terminals sharing the channel, in the order the multi-frame lays
+    /// out their slots.
     pub terminals: Vec<TerminalDesc>,
 }
 
@@ -43,8 +52,12 @@ pub struct DvbRcsDesc {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TerminalDesc {
+    /// Its name in the description (`dvb_rcs.NAME.terminals.T`).
     pub name: String,
+    /// The link the terminal sends on, whose capacity is this channel's.
     pub uplink: String,
+    /// How it asks for capacity (eq. (1)): CRA floor, RBDC, VBDC; by default
+    /// RBDC alone with no CRA.
     #[serde(default)]
     pub request: RequestConfig,
     /// A Quick-Start agent at the terminal (QS router of its uplink).

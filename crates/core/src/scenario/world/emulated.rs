@@ -35,8 +35,13 @@ use std::net::Ipv4Addr;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EmulatedDesc {
+    /// Its name in the description (`emulate.NAME`).
     pub name: String,
+    /// The node the host is attached at: its packets enter the network
+    /// there, and packets for it leave there.
     pub node: String,
+    /// Its IPv4 address, dotted quad: the emulator delivers a packet to the
+    /// host that owns its destination address.
     pub address: String,
     /// The host's packets wait in a segmentation buffer served at an
     /// explicit rate fed back by a link (`tcp[].rate_control`'s model).
@@ -66,8 +71,11 @@ pub(crate) struct EmulatedHost {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct HostHandle {
     pub(crate) id: u32,
+    /// The index of the node the host is attached at.
     pub node: u32,
+    /// Its IPv4 address.
     pub address: Ipv4Addr,
+    /// The flow its packets are counted under.
     pub flow: u32,
 }
 

@@ -10,6 +10,7 @@ use crate::net::{Link, Node};
 /// The network fabric: what PDUs cross between components.
 pub struct Net {
     pub(crate) nodes: Vec<Node>,
+    /// The links, in the order of the description's `links`.
     pub links: Vec<Link>,
     /// Per link: the port at its input, if any.
     pub(crate) ports: Vec<Option<PortKind>>,

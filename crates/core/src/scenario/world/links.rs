@@ -24,6 +24,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkDesc {
+    /// Its name in the description (`links.NAME`, or `NAME_rev` for the
+    /// reverse of a duplex link).
     pub name: String,
     pub(crate) from: String,
     pub(crate) to: String,
@@ -43,7 +45,10 @@ pub struct LinkDesc {
     /// Lose the PDUs with these numbers (from 1; ns-2's `ErrorModel/List`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) loss_list: Vec<u64>,
+    /// Its output queue (`queue`; the scenario's default: drop-tail, 1000
+    /// packets).
     pub queue: QueueConfig,
+    /// Its transmission rate over time (`rate`, or the `capacity` table).
     pub capacity: CapacityConfig,
     /// What the physical layer adds to each PDU (an Ethernet frame's).
     #[serde(default, skip_serializing_if = "Framing::is_none")]

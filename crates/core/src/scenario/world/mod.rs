@@ -94,22 +94,32 @@ struct Scratch {
 /// The world: its clock and run limits (the run loop is in `run`), the
 /// fabric, the registry of components, the flows' records and the probes.
 pub struct World {
+    /// The scenario's name (`run.name`).
     pub name: String,
+    /// The run seed every random stream is drawn from.
     pub seed: u64,
+    /// The simulated time the run has reached: that of the last event, or
+    /// `end` once the run stopped for its duration.
     pub now: Time,
+    /// When the run stops for its duration (`run.duration`): no event at or
+    /// after it is processed.
     pub end: Time,
+    /// Events processed so far (`run.events` in the summary).
     pub events: u64,
     pub(crate) max_events: Option<u64>,
+    /// The condition that stops the run early (`run.stop_when`), if any.
     pub stop_when: Option<StopCondition>,
     pub(crate) stopped: Option<StopReason>,
     /// Driven by a caller (`driver`): an idle network waits for injections
     /// instead of ending the run.
     driven: bool,
     sched: Scheduler,
+    /// The network fabric: nodes, links and the ports at the links' inputs.
     pub net: Net,
     pub(crate) reg: Registry,
     /// One record per flow id: sources, connection directions, VCs, classes.
     pub(crate) flows: Vec<FlowRecord>,
+    /// The probes and the series they have sampled so far.
     pub probes: Vec<Probe>,
     sampler: Sampler,
     pub(crate) counts: Counts,

@@ -16,9 +16,12 @@ use crate::engine::stats::TimeSeries;
 use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
 
+/// A `probes[]` entry: one metric of one target, sampled every
+/// `sample_interval_ps` into a time series.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ProbeDesc {
+    /// Its name in the description (`probes.NAME`), which names its series.
     pub name: String,
     /// "link", "sink", "source" or "tcp".
     pub(crate) target: String,
@@ -50,9 +53,13 @@ pub(crate) fn metric_index(target: &str, metric: &str) -> Option<usize> {
         .position(|m| *m == metric)
 }
 
+/// What a probe samples.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Target {
+    /// A link, by its index in the description's `links`.
     Link(u32),
+    /// A sink, source, TCP connection, TFRC flow or emulated host, by its
+    /// component id.
     Component(u32),
 }
 
@@ -84,16 +91,22 @@ impl ProbeMemory {
     }
 }
 
+/// A probe while the run goes on: what it samples and the series of its
+/// samples.
 pub struct Probe {
+    /// Its name in the description (`probes.NAME`).
     pub name: String,
     pub(crate) target: Target,
     /// Index into the target kind's metrics.
     pub(crate) metric: usize,
     memory: ProbeMemory,
+    /// Its samples: the time of each (s) and the metric's value then.
     pub series: TimeSeries,
 }
 
 impl Probe {
+    /// A probe of `metric` (an index into the target kind's metrics) of
+    /// `target`, with no samples yet.
     pub fn new(name: String, target: Target, metric: usize) -> Probe {
         Probe {
             name,

@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 /// The most timers and agents one component has (a VC pair: two pacing
 /// timers; three agents per VC: destination end, source end, host side).
 pub const MAX_TIMERS: usize = 2;
+/// The most agents one component has (three per VC of a pair).
 pub const MAX_AGENTS: usize = 6;
 
 /// Who owns a scheduler slot.

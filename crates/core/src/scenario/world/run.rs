@@ -9,6 +9,7 @@ use super::{probes, World};
 /// Events between two reads of the clock in `World::advance_for`, at most.
 const MAX_STRIDE: u128 = 64;
 
+/// A condition that stops the run before its duration (`run.stop_when`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StopCondition {
     /// Sink component, packets.
@@ -17,10 +18,14 @@ pub enum StopCondition {
     TcpCompleted(u32),
 }
 
+/// Why the run stopped (`run.stop_reason` in the summary).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StopReason {
+    /// It reached its duration (or, undriven, ran out of events).
     Duration,
+    /// It processed `run.max_events` events.
     MaxEvents,
+    /// Its stop condition (`run.stop_when`) held.
     StopWhen,
 }
 
@@ -35,6 +40,7 @@ impl StopReason {
 }
 
 impl World {
+    /// Whether the run has stopped, for whichever reason.
     pub fn finished(&self) -> bool {
         self.stopped.is_some()
     }

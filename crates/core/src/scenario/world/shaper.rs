@@ -30,6 +30,7 @@ pub struct RateControlDesc {
     /// effcap's block length M and number of blocks N, in intervals.
     #[serde(default = "one")]
     pub block: usize,
+    /// effcap's number N of sliding blocks for this host (default 1).
     #[serde(default = "one")]
     pub blocks: usize,
 }

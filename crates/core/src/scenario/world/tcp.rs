@@ -23,9 +23,15 @@ use serde::{Deserialize, Serialize};
 /// `TcpConfig`, in the same object.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TcpDesc {
+    /// Its name in the description (`tcp.NAME`).
     pub name: String,
+    /// The node of the connecting side (`from`): the client, or the bulk
+    /// sender.
     pub src_node: String,
+    /// The node of the listening side (`to`): the server, or the bulk
+    /// receiver.
     pub dst_node: String,
+    /// When the connecting side opens the connection, ps; default 0.
     #[serde(default)]
     pub start_ps: Time,
     pub(crate) app: AppKind,
@@ -39,6 +45,8 @@ pub struct TcpDesc {
     /// explicit rate a link's `explicit_rate` port feeds back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_control: Option<RateControlDesc>,
+    /// The TCP parameters of both ends (the keys of `[tcp.NAME]`), in the
+    /// same object.
     #[serde(flatten)]
     pub config: TcpConfig,
 }

@@ -32,11 +32,15 @@ pub(crate) const MAX_BINS: u64 = 100_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FlowDuration {
+    /// Every encoder runs the same time.
     Constant {
+        /// That time, ps.
         #[serde(rename = "duration_ps")]
         duration: Duration,
     },
+    /// Exponentially distributed times (at least 1 ps).
     Exponential {
+        /// Their mean, ps.
         #[serde(rename = "mean_ps")]
         mean: Duration,
     },
@@ -71,36 +75,49 @@ impl Check for FlowDuration {
 /// model's own `TfrcConfig`, in the same object.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct TfrcArrivalsDesc {
+    /// Its name in the description (`tfrc_arrivals.NAME`).
     pub name: String,
     /// The hosts a flow's two ends are drawn from (two different ones).
     pub hosts: Vec<String>,
     /// Mean arrivals per second.
     pub rate_per_s: f64,
+    /// How long each flow's encoder runs.
     pub duration: FlowDuration,
     /// The encoder and its buffer (its own duration is the drawn one).
     pub media: MediaConfig,
+    /// The de-jitter buffer of every flow, as `tfrc[].tolerable_delay_ps`: a
+    /// flow's play-out is fixed by its first packet at its E2ED plus this,
+    /// and later packets are counted late; `None` keeps every packet.
     #[serde(
         default,
         rename = "tolerable_delay_ps",
         skip_serializing_if = "Option::is_none"
     )]
     pub tolerable_delay: Option<Duration>,
+    /// The first arrival, ps (no flow arrives before it); default 0.
     #[serde(default)]
     pub start_ps: Time,
+    /// No flow arrives at or after this time, ps; `None` (default): arrivals
+    /// go on to the end of the run.
     #[serde(default)]
     pub stop_ps: Option<Time>,
+    /// No more than this many flows in all; `None` (default): no limit.
     #[serde(default)]
     pub max_flows: Option<u64>,
     /// The start-up figures cover each flow's first `window`, in bins of
     /// `step`.
     #[serde(rename = "window_ps")]
     pub window: Duration,
+    /// The width of each bin of the start-up figures, ps; the scenario's
+    /// default is 500 ms.
     #[serde(rename = "step_ps")]
     pub step: Duration,
     /// How long a flow waits for what is still in flight after its last
     /// packet (only when something was lost on the way).
     #[serde(rename = "linger_ps")]
     pub linger: Duration,
+    /// The transport parameters of every flow (`packet_size`, `profile` and
+    /// the other TFRC keys of `[tfrc.NAME]`), in the same object.
     #[serde(flatten)]
     pub config: TfrcConfig,
 }

@@ -56,6 +56,8 @@ impl Variant {
 /// description they are the keys of a `tcp[]` entry, named with their units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TcpConfig {
+    /// Loss recovery (`variant`): Tahoe, Reno, NewReno (the scenario's
+    /// default) or SACK.
     pub variant: Variant,
     /// How the window grows and what a loss leaves (RFC 5681 Reno, RFC 9438
     /// CUBIC); loss recovery is `variant`'s.
@@ -120,6 +122,8 @@ pub struct TcpConfig {
     /// Queue priority (0 high, 1 low) and loss priority of the segments.
     #[serde(default)]
     pub priority: u8,
+    /// Cell loss priority mark of every segment, both directions: 1 marks
+    /// them to be discarded first; default 0.
     #[serde(default)]
     pub clp: u8,
 }

@@ -42,6 +42,7 @@ mod recovery;
 /// Where a socket sits and where its segments go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
+    /// The index of the node the socket is at.
     pub node: u32,
     pub(crate) peer_node: u32,
     /// The peer socket's agent at its node.
@@ -71,6 +72,9 @@ enum Recovery {
     Fast { partial_acks: u32 },
 }
 
+/// What one end of a connection counted: segments and payload bytes sent,
+/// retransmissions, fast retransmits, timeouts, duplicate ACKs, pure ACKs,
+/// the largest cwnd (the `tcp.NAME.*` summary keys).
 #[derive(Clone, Debug, Default)]
 pub struct TcpStats {
     pub(crate) segments_sent: u64,
@@ -84,6 +88,8 @@ pub struct TcpStats {
     pub(crate) cwnd_max: u64,
 }
 
+/// One TCP endpoint, both halves of a full-duplex connection: a state
+/// machine driven by the segments that arrive and by its timers.
 pub struct TcpSocket {
     cfg: TcpConfig,
     pub(crate) endpoint: Endpoint,
@@ -137,6 +143,7 @@ pub struct TcpSocket {
     ack_now: bool,
     delack_timer: Timer,
 
+    /// What this end counted.
     pub stats: TcpStats,
 }
 

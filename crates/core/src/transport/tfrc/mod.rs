@@ -39,9 +39,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
+    /// RFC 5348 (the default): W_init/R on the first report, then doubling
+    /// per RTT within twice the largest rate of the X_recv set.
     #[default]
     Rfc5348,
+    /// RFC 3448's start-up, which the tfrc-dama paper's simulator followed:
+    /// one packet per second until the first report, then doubling per RTT
+    /// within twice the last report's receive rate alone.
     Rfc3448,
+    /// ns-2.35's `Agent/TFRC` and `Agent/TFRCSink` with their defaults
+    /// (docs/tfrc-crosscheck.md lists each rule).
     Ns2,
 }
 
@@ -87,6 +94,7 @@ pub struct TfrcConfig {
     /// TFRC-SP (RFC 4828).
     #[serde(default)]
     pub small_packets: bool,
+    /// Whose rules the flow follows (`profile`); default RFC 5348.
     #[serde(default)]
     pub profile: Profile,
     /// The nofeedback timer before the first RTT sample (RFC 5348 §4.2:

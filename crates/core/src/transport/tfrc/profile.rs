@@ -122,6 +122,8 @@ impl Sender {
         }
     }
 
+    /// What the sender counted: packets and bytes sent, reports, nofeedback
+    /// expiries, the Quick-Start outcome.
     pub fn stats(&self) -> &SenderStats {
         match &self.inner {
             AnySender::Rfc(s) => &s.stats,
@@ -159,13 +161,17 @@ impl Sender {
     }
 }
 
+/// One receiver of either profile.
 #[derive(Clone, Debug)]
 pub enum Receiver {
+    /// The RFC 5348 receiver (§6), under both RFC profiles.
     Rfc(Box<TfrcReceiver>),
+    /// ns-2.35's `Agent/TFRCSink`.
     Ns2(Box<Ns2Receiver>),
 }
 
 impl Receiver {
+    /// The receiver of a flow with these parameters, by its profile.
     pub fn new(cfg: &TfrcConfig) -> Receiver {
         match cfg.profile {
             Profile::Ns2 => Receiver::Ns2(Box::new(Ns2Receiver::new(cfg))),
@@ -181,6 +187,7 @@ impl Receiver {
         }
     }
 
+    /// When its feedback timer (ns2: its backup timer) is next due.
     pub fn poll_at(&self) -> Time {
         match self {
             Receiver::Rfc(r) => r.poll_at(),

@@ -24,6 +24,8 @@ use crate::engine::{Duration, Time};
 use crate::net::quick_start::QsOption;
 use crate::net::{TfrcData, TfrcFeedback};
 
+/// The TFRC receiver of RFC 5348 §6: the receive rate, the loss history and
+/// when to report.
 #[derive(Clone, Debug)]
 pub struct TfrcReceiver {
     s_equation: f64,
@@ -40,11 +42,13 @@ pub struct TfrcReceiver {
     due: Time,
     qs_echo: Option<QsOption>,
     pub(crate) packets: u64,
+    /// Bytes of data packets received, as they were on the wire.
     pub bytes: u64,
     pub(crate) reports: u64,
 }
 
 impl TfrcReceiver {
+    /// A receiver of a flow with these parameters, nothing received yet.
     pub fn new(cfg: &TfrcConfig) -> TfrcReceiver {
         TfrcReceiver {
             s_equation: cfg.s_equation(),

@@ -57,6 +57,9 @@ pub struct SenderStats {
     pub(crate) first_report_at: Option<Time>,
 }
 
+/// The TFRC sender of RFC 5348 §4 (or RFC 3448's start-up): its allowed
+/// rate, its RTT estimate, the X_recv set, the nofeedback timer and the
+/// Quick-Start phase.
 #[derive(Clone, Debug)]
 pub struct TfrcSender {
     cfg: TfrcConfig,
@@ -76,6 +79,7 @@ pub struct TfrcSender {
     rate_limited: bool,
     qs: QsState,
     next_seq: u64,
+    /// What it counted, for the summary and the probes.
     pub stats: SenderStats,
 }
 
