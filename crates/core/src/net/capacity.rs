@@ -7,8 +7,8 @@
 //! The Markov chain runs in continuous time (exponential holding times) or,
 //! as in the effcap paper's testbed (section 4), in discrete time: it may
 //! change state only at multiples of a `step` (its 30 ms measurement
-//! interval), leaving state i at each step with probability step /
-//! mean_holding[i], so holding times are geometric multiples of the step
+//! interval), leaving state i at each step with probability `step /
+//! mean_holding[i]`, so holding times are geometric multiples of the step
 //! with the same means.
 
 use super::slot_schedule::{SlotGrid, SlotRun, SlotSchedule};
