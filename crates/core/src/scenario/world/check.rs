@@ -17,7 +17,7 @@ impl Check for Description {
         for l in &self.links {
             let place = at("links", &l.name);
             l.check().map_err(|e| e.within(&place))?;
-            PortKind::build(l).map_err(|e| e.within(&place))?;
+            PortKind::check(l).map_err(|e| e.within(&place))?;
         }
         for s in &self.sources {
             s.check().map_err(|e| e.within(&at("sources", &s.name)))?;

@@ -6,7 +6,7 @@
 use super::links::LinkDesc;
 use crate::atm::cell::CELL_BITS;
 use crate::atm::congestion_detector::DetectorPort;
-use crate::atm::erica::EricaPlus;
+use crate::atm::erica::{EricaConfig, EricaPlus};
 use crate::atm::upc::{Contract, UsageParameterControl};
 use crate::engine::{Check, ConfigError, Time};
 use crate::net::explicit_rate::ExplicitRatePort;
@@ -92,6 +92,22 @@ impl PortKind {
 
     /// The port a link entry configures, if any.
     pub(crate) fn build(d: &LinkDesc) -> Result<Option<PortKind>, ConfigError> {
+        Self::check(d)?;
+        if let Some(cfg) = &d.congestion {
+            let rate_bps = d.capacity.constant_rate().expect("checked");
+            let port = DetectorPort::new(cfg.clone(), rate_bps);
+            return Ok(Some(PortKind::Detector(Box::new(port))));
+        }
+        if let Some(cfg) = &d.explicit_rate {
+            let port = ExplicitRatePort::new(cfg.clone(), Time::ZERO);
+            return Ok(Some(PortKind::ExplicitRate(Box::new(port))));
+        }
+        Ok(erica_config(d).map(|cfg| PortKind::Erica(Box::new(EricaPlus::new(cfg, Time::ZERO)))))
+    }
+
+    /// Refuses a link entry whose port cannot run, without building it
+    /// (`Description::check` asks this of every link).
+    pub(crate) fn check(d: &LinkDesc) -> Result<(), ConfigError> {
         if d.erica.is_some() && d.explicit_rate.is_some() {
             return Err("give erica or explicit_rate, not both".into());
         }
@@ -100,36 +116,26 @@ impl PortKind {
                 return Err("a congestion detector takes the link's port alone".into());
             }
             cfg.check().map_err(|e| e.within("congestion"))?;
-            let Some(rate_bps) = d.capacity.constant_rate() else {
+            if d.capacity.constant_rate().is_none() {
                 return Err(ConfigError::at(
                     "congestion",
                     "the detector needs a constant-rate link",
                 ));
-            };
-            let port = DetectorPort::new(cfg.clone(), rate_bps);
-            return Ok(Some(PortKind::Detector(Box::new(port))));
+            }
         }
         if let Some(cfg) = &d.explicit_rate {
             cfg.check().map_err(|e| e.within("explicit_rate"))?;
-            let port = ExplicitRatePort::new(cfg.clone(), Time::ZERO);
-            return Ok(Some(PortKind::ExplicitRate(Box::new(port))));
         }
-        let Some(cfg) = &d.erica else {
-            return Ok(None);
-        };
-        let Some(rate_bps) = d.capacity.constant_rate() else {
+        if d.erica.is_some() && d.capacity.constant_rate().is_none() {
             return Err(ConfigError::at(
                 "erica",
                 "ERICA+ needs a constant-rate link",
             ));
-        };
-        let mut cfg = cfg.clone();
-        cfg.link_cells_per_s = rate_bps / CELL_BITS;
-        cfg.check().map_err(|e| e.within("erica"))?;
-        Ok(Some(PortKind::Erica(Box::new(EricaPlus::new(
-            cfg,
-            Time::ZERO,
-        )))))
+        }
+        if let Some(cfg) = erica_config(d) {
+            cfg.check().map_err(|e| e.within("erica"))?;
+        }
+        Ok(())
     }
 }
 
@@ -271,6 +277,14 @@ impl LinkPort for PortChain<PortKind> {
             .find(|v| !v.is_nan())
             .unwrap_or(f64::NAN)
     }
+}
+
+/// A link's ERICA+ parameters with its cell rate filled in, if it runs
+/// ERICA+ on a constant-rate link.
+fn erica_config(d: &LinkDesc) -> Option<EricaConfig> {
+    let mut cfg = d.erica.clone()?;
+    cfg.link_cells_per_s = d.capacity.constant_rate()? / CELL_BITS;
+    Some(cfg)
 }
 
 /// A port written in a test, with no keys or metrics of its own.
