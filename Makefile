@@ -4,15 +4,19 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# pyproject.toml gives ranges; the README's commands install the exact
+# versions CI tested (also for the build backend, hence the variable rather
+# than -c).
+PIP := PIP_CONSTRAINT=$(CURDIR)/constraints.txt $(BIN)/pip
 
-.PHONY: run test dev bench clean
+.PHONY: run test dev bench clean constraints
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # Install satcc and run its main job on the embedded defaults.
 run: $(BIN)/python
-	$(BIN)/pip install -q .
+	$(PIP) install -q .
 	$(BIN)/satcc reproduce all --quick --allow-fail
 	$(BIN)/satcc run examples/geo_cbr.toml --out out/geo_cbr
 
@@ -20,7 +24,7 @@ run: $(BIN)/python
 # report test renders pages in Debian's headless Chromium, installed here if
 # missing).
 test: $(BIN)/python
-	$(BIN)/pip install -q '.[test]'
+	$(PIP) install -q '.[test]'
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo test --workspace
@@ -34,13 +38,23 @@ test: $(BIN)/python
 # Editable install for development: Python edits apply at once, Rust edits
 # after `make dev` again.
 dev: $(BIN)/python
-	$(BIN)/pip install -q maturin==1.16.0 -e '.[test]'
+	$(PIP) install -q maturin -e '.[test]'
 	$(BIN)/maturin develop --release -q
 
 bench: $(BIN)/python
-	$(BIN)/pip install -q .
+	$(PIP) install -q .
 	$(BIN)/satcc bench
 	cargo bench -p satcc-core --bench b1
+
+# After changing a dependency in pyproject.toml: pin what a fresh install of
+# satcc with its test tools resolves to today.
+constraints:
+	rm -rf .venv-constraints
+	$(PY) -m venv .venv-constraints
+	.venv-constraints/bin/pip install -q '.[test]' maturin
+	.venv-constraints/bin/pip freeze --exclude satcc | { sed -n '1,3p' constraints.txt; cat; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .venv-constraints
 
 clean:
 	rm -rf $(VENV) target out results
