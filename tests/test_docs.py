@@ -34,7 +34,10 @@ from markdown_it import MarkdownIt
 from pydantic import BaseModel
 from satcc.scenario.sections import SECTIONS
 
-SCENARIO_MD = Path(__file__).resolve().parent.parent / "docs" / "scenario.md"
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO_MD = ROOT / "docs" / "scenario.md"
+TCP_MD = ROOT / "docs" / "tcp.md"
+README = ROOT / "README.md"
 
 # A code span naming a table: [section], [section.NAME], [section.NAME.sub.T.x].
 _TABLE_SPAN = re.compile(r"\[([a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\]")
@@ -201,6 +204,20 @@ def test_removing_a_row_of_scenario_md_is_caught():
     assert len(row.findall(text)) == 1
     problems = differences(schema_tables(), documented_tables(row.sub("", text)))
     assert problems == ["[tcp.NAME]: key 'hystart' is accepted but not documented"]
+
+
+def test_tcp_md_names_every_key_of_a_connection():
+    # tcp.md explains the mechanisms behind the keys scenario.md lists.
+    named = set(re.findall(r"`([a-z_]+)", TCP_MD.read_text()))
+    assert not schema_tables()["tcp.*"] - named
+
+
+def test_readme_lists_every_study():
+    from satcc.studies import STUDIES
+
+    text = README.read_text()
+    listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", text, re.MULTILINE))
+    assert listed == set(STUDIES)
 
 
 def test_the_schema_walk_reaches_nested_and_named_tables():
