@@ -66,7 +66,10 @@ class Arrivals(Tcp):
 
     @classmethod
     def table_keys(cls) -> list[str]:
-        return [key for key in super().table_keys() if key not in ("app", "abr", "ubr")]
+        # Every flow is a bulk transfer over plain IP: no application table,
+        # no ATM VCs, and no rate control (the core's arrivals have no shaper).
+        dropped = ("app", "abr", "ubr", "rate_control")
+        return [key for key in super().table_keys() if key not in dropped]
 
 
 def check_arrivals(checks: Checks, path: tuple, name: str, arrivals: Arrivals) -> None:
