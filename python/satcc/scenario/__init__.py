@@ -10,11 +10,12 @@ connection. The first refusal is raised as a ScenarioError naming the file, the
 key path and the reason.
 
 The format is one module per top-level section (run.py, nodes.py, links.py,
-sources.py, sinks.py, tcp.py, udp_rr.py, probes.py; ATM sub-tables in atm.py),
-each declaring its table models, its checks and a Section; sections.py lists
-them in order and validation.py runs the stages over that list. A table's
-entry in the description is generated from its model's fields
-(description.py), so adding a section is its module plus one registry line.
+sources.py, sinks.py, tcp.py, tfrc.py, dvb_rcs.py, probes.py, ...; shared
+sub-tables in atm.py, rate_control.py and the like), each declaring its table
+models, its checks and a Section; sections.py lists them in order and
+validation.py runs the stages over that list. A table's entry in the
+description is generated from its model's fields (description.py), so adding
+a section is its module plus one registry line.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
-"""[tcp.NAME]: TCP connections (Tahoe, Reno, NewReno, SACK) and the application on each.
+"""[tcp.NAME]: TCP connections and the application on each.
 
-Defaults follow RFC 5681, 6298 and 7323. The application is a bulk
+Loss recovery is Tahoe, Reno, NewReno or SACK (RFC 6675); the congestion
+controller is the Reno family's or CUBIC (RFC 9438), optionally with
+HyStart++ (RFC 9406), and a `preset` sets several keys as a named stack
+does (docs/tcp.md). Defaults follow RFC 5681, 6298 and 7323. The application is a bulk
 transfer, request/response exchanges, or NetPIPE's ping-pong sweep over
 block sizes. A connection needs a path each way: data from `from` to `to`,
 ACKs (and responses) back. With an `abr` or `ubr` table it runs over ATM.
