@@ -316,6 +316,31 @@ def test_study_section_embeds_every_figure_the_study_wrote(figures_study_dir: Pa
     )
 
 
+def test_a_files_entry_that_is_not_a_list_is_said_not_fatal(
+    figures_study_dir: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "figures-study"
+    shutil.copytree(figures_study_dir, folder)
+    document = json.loads((folder / "figures-study.json").read_text())
+    (folder / "figures-study.json").write_text(json.dumps(dict(document, files="goodput.png")))
+    section = report.study_section(folder)
+    assert "Not shown: the study document&#39;s &#34;files&#34; is not a list" in section
+    assert len(_figures(section)) == 1  # the forest plot only
+
+
+def test_drawn_figures_are_200_dpi_shown_at_96_px_per_inch(study_dir: Path) -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    ((uri, width, height, _),) = _figures(report.study_section(study_dir))
+    with Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1]))) as forest:
+        size, dpi = forest.size, forest.info["dpi"]
+    assert round(dpi[0]) == 200
+    assert abs(size[0] - int(width) * 200 / 96) <= 1 and abs(size[1] - int(height) * 200 / 96) <= 1
+
+
 def test_a_study_without_files_has_no_figures_heading(study_dir: Path) -> None:
     document = json.loads((study_dir / "queueing-theory.json").read_text())
     assert document["files"] == []

@@ -53,6 +53,7 @@ class StudyOutcome:
 
     @property
     def judged(self) -> bool:
+        """False only for a study that completed without judging a check."""
         return self.error is not None or self.total > 0
 
     @property
@@ -110,7 +111,7 @@ def render_study(document: dict[str, Any], folder: Path | None = None) -> Markup
         quick_note=quick_note if document.get("quick") else "",
         rows=[_check_row(c, sources) for c in checks],
         forest=_study_figure(outcome.name, checks),
-        files=_files(folder, document.get("files") or []) if folder is not None else None,
+        files=_files(folder, document.get("files")) if folder is not None else None,
         sources=sources,
     )
 
@@ -187,8 +188,15 @@ class StudyFiles:
     unreadable: list[str]  # "name: why", for a listed PNG that cannot be shown
 
 
-def _files(folder: Path, names: list[Any]) -> StudyFiles:
+def _files(folder: Path, names: Any) -> StudyFiles:
+    """The files listed in the document, sorted into what the section
+    embeds, names, and notes as missing or unreadable."""
     files = StudyFiles([], [], [], [])
+    if names is None:  # written before studies recorded their files
+        return files
+    if not isinstance(names, list):
+        files.unreadable.append(f'the study document\'s "files" is not a list: {names!r:.80}')
+        return files
     root = folder.resolve()
     for name in dict.fromkeys(str(n) for n in names):
         path = (folder / name).resolve()
