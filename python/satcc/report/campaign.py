@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pandas as pd
+from markupsafe import Markup
 
 from satcc import fmt, summary_tables
 from satcc.summary_tables import Column, Group
@@ -26,54 +27,52 @@ from .campaign_data import (
     unquote,
 )
 from .campaign_figures import campaign_figures
-from .markup import anchor_id, esc, fact_list
+from .markup import anchor_id, fact_list, render
 
 
-def campaign_section(campaign_dir: str | os.PathLike[str]) -> str:
+def campaign_section(campaign_dir: str | os.PathLike[str]) -> Markup:
     """The HTML fragment for one campaign folder."""
     folder = Path(campaign_dir)
     data = load_campaign(folder)
     name = str(data.meta.get("scenario") or folder.name)
-    parts = [
-        f'<section class="campaign" id="{esc(anchor_id("campaign", folder.name))}">',
-        f"<h2>Campaign: {esc(name)}</h2>",
-        f'<p class="paper">{esc(folder.resolve())}</p>',
-        *_what_ran(data, name),
-        *_results(data),
-        "</section>",
-    ]
-    return "\n".join(parts)
+    return render(
+        "campaign.html.j2",
+        anchor=anchor_id("campaign", folder.name),
+        name=name,
+        folder=str(folder.resolve()),
+        **_what_ran(data, name),
+        results=_results(data),
+    )
 
 
-def _what_ran(data: CampaignData, name: str) -> list[str]:
-    """Facts, swept values, failed runs and the base description."""
+def _what_ran(data: CampaignData, name: str) -> dict[str, object]:
+    """Facts, a note on mixed versions or builds, swept values, failed runs
+    and the base description."""
     runs = data.runs
     failed = runs[runs["status"] != "ok"] if len(runs) else runs
     versions = sorted(set(runs["satcc_version"].dropna().astype(str))) if len(runs) else []
     builds = _builds(runs)
-    parts = [fact_list(_facts(data, name, versions, len(failed), builds))]
+    mixed = ""
     if len(versions) > 1:
-        parts.append(
-            '<p class="note">This campaign mixes results of several satcc versions '
-            "(written with --allow-version-mix).</p>"
+        mixed = (
+            "This campaign mixes results of several satcc versions (written with "
+            "--allow-version-mix)."
         )
     elif len(builds) > 1:
-        parts.append(
-            '<p class="note">This campaign mixes results of several builds of satcc, '
-            "computed by different code (written with --allow-version-mix): "
-            "group or filter on satcc_build.</p>"
+        mixed = (
+            "This campaign mixes results of several builds of satcc, computed by different "
+            "code (written with --allow-version-mix): group or filter on satcc_build."
         )
-    if data.parameters and len(runs):
-        parts.append(_parameter_values(data))
-    if len(failed):
-        parts.append(_failures_table(data, failed))
     base = data.meta.get("base_description")
-    if base is not None:
-        parts.append(
-            "<details><summary>base description (before the sweep's changes)</summary>"
-            f"<pre>{esc(json.dumps(base, indent=2, sort_keys=True, default=str))}</pre></details>"
-        )
-    return parts
+    return {
+        "facts": fact_list(_facts(data, name, versions, len(failed), builds)),
+        "mixed": mixed,
+        "parameters": _parameter_values(data) if data.parameters and len(runs) else [],
+        "failures": _failures(failed) if len(failed) else None,
+        "base": (
+            json.dumps(base, indent=2, sort_keys=True, default=str) if base is not None else None
+        ),
+    }
 
 
 def _builds(runs: pd.DataFrame) -> dict[str, int]:
@@ -109,31 +108,22 @@ def _facts(
     ]
 
 
-def _results(data: CampaignData) -> list[str]:
+def _results(data: CampaignData) -> dict[str, object]:
     """A table per summary group present and the figures, or a note saying
     why there are none."""
     if not len(data.summary):
-        return ['<p class="note">No successful run with a summary yet.</p>']
+        return {"note": "No successful run with a summary yet."}
     found = report_columns(data.summary)
     if not found:
         prefixes = ", ".join(g.prefix for g in summary_tables.GROUPS)
-        return [
-            f'<p class="note">None of the main summary figures ({prefixes}) '
-            "is in this campaign's summary.</p>"
-        ]
+        return {
+            "note": f"None of the main summary figures ({prefixes}) is in this campaign's summary."
+        }
     points, groups = aggregate_points(data)
-    parts = []
-    for group, columns in found.items():
-        parts.append(f"<h3>{esc(group.title)}</h3>")
-        parts.append(_campaign_table(data, group, columns, points, groups))
-    parts.append(
-        '<p class="caption">Each cell: mean over seeds ± half-width of the 95% Student-t '
-        "confidence interval (no ± with one seed); n is the number of seeds.</p>"
-    )
-    figures = campaign_figures(data, found, points, groups)
-    if figures:
-        parts.append('<h3>Figures</h3><div class="figures">' + "".join(figures) + "</div>")
-    return parts
+    tables = [
+        _campaign_table(data, group, columns, points, groups) for group, columns in found.items()
+    ]
+    return {"note": "", "tables": tables, "figures": campaign_figures(data, found, points, groups)}
 
 
 def _seed_ranges(seeds: list[int]) -> str:
@@ -150,7 +140,8 @@ def _seed_ranges(seeds: list[int]) -> str:
     return ", ".join(ranges) + f" ({len(seeds)})"
 
 
-def _parameter_values(data: CampaignData) -> str:
+def _parameter_values(data: CampaignData) -> list[dict[str, object]]:
+    """Each swept parameter with its values, sorted as numbers when they are."""
     rows = []
     for p in data.parameters:
         column = f"param.{p}"
@@ -160,36 +151,25 @@ def _parameter_values(data: CampaignData) -> str:
         axis = numeric_axis(values)
         if axis:
             values.sort(key=lambda v: (math.isnan(axis[0][v]), axis[0][v]))
-        rows.append(
-            f"<tr><td><code>{esc(p)}</code></td><td>{esc(', '.join(values))}</td>"
-            f"<td class=num>{len(values)}</td></tr>"
-        )
-    return (
-        '<table class="params"><thead><tr><th>parameter</th><th>values</th>'
-        "<th class=num>count</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-    )
+        rows.append({"name": p, "shown": ", ".join(values), "count": len(values)})
+    return rows
 
 
-def _failures_table(data: CampaignData, failed: pd.DataFrame, limit: int = 20) -> str:
+def _failures(failed: pd.DataFrame, limit: int = 20) -> dict[str, object]:
+    """The first `limit` failed runs (error text cut at 500 characters) and
+    how many more there are."""
     rows = []
     for r in failed.head(limit).itertuples(index=False):
         r = r._asdict()
-        error = str(r.get("error") or "")
         rows.append(
-            f"<tr><td><code>{esc(r.get('key', ''))}</code></td><td>{esc(r.get('params', ''))}</td>"
-            f"<td class=num>{esc(r.get('seed', ''))}</td>"
-            f'<td class="notes">{esc(error[:500])}</td></tr>'
+            {
+                "key": r.get("key", ""),
+                "params": r.get("params", ""),
+                "seed": r.get("seed", ""),
+                "error": str(r.get("error") or "")[:500],
+            }
         )
-    more = (
-        f'<p class="note">… and {len(failed) - limit} more failed runs.</p>'
-        if len(failed) > limit
-        else ""
-    )
-    return (
-        '<h3>Failed runs</h3><div class="scroll"><table class="failures"><thead><tr>'
-        "<th>key</th><th>parameters</th><th class=num>seed</th><th>error</th></tr></thead>"
-        "<tbody>" + "".join(rows) + "</tbody></table></div>" + more
-    )
+    return {"rows": rows, "more": max(0, len(failed) - limit)}
 
 
 def _campaign_table(
@@ -198,46 +178,47 @@ def _campaign_table(
     columns: dict[Column, dict[str, str]],
     points: list[tuple],
     groups: dict[tuple, pd.DataFrame],
-) -> str:
+) -> dict[str, object]:
     """One row per parameter point and entity; a cell per report column."""
     params = [p for p in data.parameters if f"param.{p}" in data.summary]
     entities = list(dict.fromkeys(entity for names in columns.values() for entity in names))
     scales = {
         c: column_scale(data.summary, c, list(names.values())) for c, names in columns.items()
     }
-    head = "".join(f"<th><code>{esc(p)}</code></th>" for p in params)
-    head += f"<th>{esc(group.entity)}</th><th class=num>n</th>"
-    head += "".join(_header(column, scales[column][1]) for column in columns)
     rows = []
     for point in points:
         for i, entity in enumerate(entities):
             cells = [(columns[c].get(entity), scales[c][0]) for c in columns]
-            first = ' class="point"' if i == 0 else ""
-            param_cells = "".join(f"<td>{esc(unquote(v))}</td>" for v in point)
+            n, means = _mean_cells(groups[point], cells)
             rows.append(
-                f"<tr{first}>{param_cells}<td>{esc(entity)}</td>"
-                + _mean_cells(groups[point], cells)
-                + "</tr>"
+                {
+                    "first": i == 0,
+                    "point": [unquote(v) for v in point],
+                    "entity": entity,
+                    "n": n,
+                    "means": means,
+                }
             )
-    return (
-        f'<div class="scroll"><table class="summary {group.prefix}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    return {
+        "group": group,
+        "params": params,
+        "headers": [
+            column.header + (f" ({scales[column][1]})" if scales[column][1] else "")
+            for column in columns
+        ],
+        "rows": rows,
+    }
 
 
-def _header(column: Column, unit: str) -> str:
-    return f"<th class=num>{esc(column.header)}{f' ({esc(unit)})' if unit else ''}</th>"
-
-
-def _mean_cells(runs: pd.DataFrame, cells: list[tuple[str | None, float]]) -> str:
-    """The n cell (the most seeds of any figure) and one mean ± CI cell per
+def _mean_cells(runs: pd.DataFrame, cells: list[tuple[str | None, float]]) -> tuple[int, list[str]]:
+    """The n of a row (the most seeds of any figure) and one mean ± CI per
     (summary column, divisor); an entity without that figure gets MISSING."""
     texts, n_max = [], 0
     for name, divisor in cells:
         if name is None:
-            texts.append(f"<td class=num>{fmt.MISSING}</td>")
+            texts.append(fmt.MISSING)
             continue
         mean, ci, n = seed_mean_ci(runs[name])
         n_max = max(n_max, n)
-        texts.append(f"<td class=num>{fmt.mean_ci(mean, ci, divisor)}</td>")
-    return f"<td class=num>{n_max}</td>" + "".join(texts)
+        texts.append(fmt.mean_ci(mean, ci, divisor))
+    return n_max, texts

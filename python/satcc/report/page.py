@@ -13,12 +13,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from satcc import fmt
+from markupsafe import Markup
 
 from .campaign import campaign_section
-from .markup import anchor_id, esc, fact_list
+from .markup import anchor_id, fact_list, render
 from .sources import ReportError, source_kind
-from .study import StudyOutcome, load_study, render_study, study_error_section, study_outcome
+from .study import (
+    NOT_JUDGED,
+    StudyOutcome,
+    read_study,
+    render_study,
+    study_error_section,
+    study_outcome,
+)
 
 if TYPE_CHECKING:
     from satcc.studies.spec import Study
@@ -28,7 +35,8 @@ DEFAULT_TITLE = "satcc report"
 
 CSS = """
 :root { --fg:#1f2328; --muted:#59636e; --line:#d1d9e0; --bg:#ffffff; --head:#f6f8fa;
-  --pass:#1a7f37; --pass-bg:#e8f5ec; --fail:#c62828; --fail-bg:#fdecea; --accent:#0b5cad; }
+  --pass:#1a7f37; --pass-bg:#e8f5ec; --fail:#c62828; --fail-bg:#fdecea; --accent:#0b5cad;
+  --unjudged:#8a5a00; --unjudged-bg:#fdf3e1; }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 14px/1.45 "DejaVu Sans", "Liberation Sans", Helvetica, Arial, sans-serif; }
@@ -42,7 +50,9 @@ p { margin: 6px 0; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 pre { background: var(--head); padding: 10px; overflow-x: auto; border: 1px solid var(--line); }
 .paper { color: var(--muted); font-style: italic; }
-.description { max-width: 900px; white-space: pre-line; }
+.description { max-width: 900px; }
+.description p, .description ul, .description ol { margin: 6px 0; }
+.description ul, .description ol { padding-left: 22px; }
 .note { color: #8a5a00; }
 .error { color: var(--fail); font-weight: bold; }
 .caption, figcaption { color: var(--muted); font-size: 12px; }
@@ -66,14 +76,20 @@ tr.point td { border-top: 2px solid var(--line); }
   border-radius: 10px; vertical-align: middle; margin-left: 6px; }
 .badge.pass { color: var(--pass); background: var(--pass-bg); border: 1px solid var(--pass); }
 .badge.fail { color: var(--fail); background: var(--fail-bg); border: 1px solid var(--fail); }
+.badge.unjudged { color: var(--unjudged); background: var(--unjudged-bg);
+  border: 1px solid var(--unjudged); }
 table.overview td.status { font-weight: bold; }
 table.overview tr.pass td.status { color: var(--pass); }
 table.overview tr.fail td.status { color: var(--fail); }
+table.overview tr.unjudged td.status { color: var(--unjudged); }
+table.overview .reason { font-weight: normal; color: var(--muted); }
 a { color: var(--accent); }
 figure { margin: 14px 0; }
 figure img { max-width: 100%; height: auto; display: block; }
 .figures { display: flex; flex-wrap: wrap; gap: 8px 24px; }
 .figures figure { flex: 0 1 540px; }
+figcaption strong { color: var(--fg); }
+code.file { font-size: 11.5px; color: var(--muted); }
 ol.sources { font-size: 12.5px; padding-left: 24px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; border-top: 1px solid var(--line);
   padding-top: 8px; }
@@ -102,7 +118,7 @@ def _satcc_version() -> str:
 @dataclass(frozen=True)
 class _Item:
     kind: str  # "study" | "campaign" | "study-error"
-    html: str
+    html: Markup
     outcome: StudyOutcome | None = None
 
 
@@ -110,32 +126,26 @@ def _item_for(source: Path) -> _Item:
     kind = source_kind(source)
     if kind == "campaign":
         return _Item("campaign", campaign_section(source))
-    document = load_study(source)
-    return _Item("study", render_study(document), study_outcome(document))
+    return _study_item(source)
 
 
-def _overview(outcomes: list[StudyOutcome]) -> str:
-    rows = []
-    for o in outcomes:
-        status = "ERROR" if o.error else ("PASS" if o.ok else "FAIL")
-        checks = fmt.MISSING if o.error else f"{o.passed} / {o.total}"
-        rows.append(
-            f'<tr class="{"pass" if o.ok else "fail"}">'
-            f'<td><a href="#{esc(o.anchor)}">{esc(o.name)}</a></td><td>{esc(o.title)}</td>'
-            f'<td class=num>{checks}</td><td class="status">{status}</td></tr>'
-        )
-    passed = sum(o.passed for o in outcomes)
-    total = sum(o.total for o in outcomes)
-    n_ok = sum(o.ok for o in outcomes)
-    return (
-        "<h2>Summary</h2>"
-        f"<p>{n_ok} of {len(outcomes)} studies fully within tolerance; "
-        f"{passed} of {total} checks pass.</p>"
-        '<table class="overview"><thead><tr><th>study</th><th>title</th>'
-        "<th class=num>checks passed</th><th>status</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-    )
+def _study_item(result_dir: Path) -> _Item:
+    document, folder = read_study(result_dir)
+    return _Item("study", render_study(document, folder), study_outcome(document))
+
+
+def _overview(outcomes: list[StudyOutcome]) -> dict[str, object]:
+    """The summary of several studies: the counts and one row per study.
+    Studies that judged nothing are counted apart: neither within
+    tolerance nor failed."""
+    return {
+        "n_ok": sum(o.ok for o in outcomes),
+        "n_unjudged": sum(o.status == NOT_JUDGED for o in outcomes),
+        "n_studies": len(outcomes),
+        "passed": sum(o.passed for o in outcomes),
+        "total": sum(o.total for o in outcomes),
+        "outcomes": outcomes,
+    }
 
 
 def render_page(items: Sequence[_Item], title: str = DEFAULT_TITLE) -> str:
@@ -146,26 +156,15 @@ def render_page(items: Sequence[_Item], title: str = DEFAULT_TITLE) -> str:
         ("generated", now.strftime("%Y-%m-%d %H:%M:%S %Z").strip()),
         ("machine", _machine()),
     ]
-    body = [
-        "<header>",
-        f"<h1>{esc(title)}</h1>",
-        fact_list(facts),
-        "</header>",
-    ]
-    if len(outcomes) > 1:
-        body.append(_overview(outcomes))
-    body.extend(item.html for item in items)
-    body.append(
-        "<footer>Generated by <code>satcc report</code>. Self-contained: figures are embedded, "
-        "nothing is loaded from the network.</footer>"
-    )
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<meta name="generator" content="satcc">\n'
-        f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n"
-        "<body>\n<main>\n" + "\n".join(body) + "\n</main>\n</body>\n</html>\n"
+    return str(
+        render(
+            "page.html.j2",
+            title=title,
+            css=Markup(CSS),
+            facts=fact_list(facts),
+            overview=_overview(outcomes) if len(outcomes) > 1 else None,
+            items=[item.html for item in items],
+        )
     )
 
 
@@ -210,6 +209,13 @@ def reproduce_all(
 
     A study that raises (a run failed, a bug in the study) does not stop the
     others: it is shown as ERROR in the report, and the result is 1.
+
+    A study that judged nothing (its reference tool absent: ns-2, the
+    emulator) failed no check, so it does not make the result 1, as
+    `satcc reproduce STUDY` exits 0 for it; it is not a pass either: the
+    report shows it NOT JUDGED and counts it apart, and its verdict line
+    says "nothing judged". Exit 0 thus means "no check failed"; the
+    report says how many studies were judged at all.
     """
     from satcc.console import table_console
     from satcc.studies import STUDIES, reproduce
@@ -234,8 +240,7 @@ def reproduce_all(
             continue
         judged = table[table["tolerance_kind"] != "none"]
         all_passed = all_passed and bool(judged["passed"].astype(bool).all())
-        document = load_study(study_dir)
-        items.append(_Item("study", render_study(document), study_outcome(document)))
+        items.append(_study_item(study_dir))
     title = "satcc: reproduced studies" + (" (quick mode)" if quick else "")
     write_atomic(out_dir / "report.html", render_page(items, title))
     return 0 if not errored and (all_passed or allow_fail) else 1

@@ -1,25 +1,47 @@
 """The section of one study result: its facts, the checks table (published
 beside measured, with the verdict), a forest plot of measured / published,
-and the stand-in section of a study that raised."""
+every figure the study wrote (listed in <study>.json under "files") with
+its caption, and the stand-in section of a study that raised."""
 
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from markupsafe import Markup
 
 from satcc import fmt
 
-from .markup import anchor_id, esc, fact_list, figure_html, new_figure, status_badge, style_axes
+from .markup import (
+    anchor_id,
+    fact_list,
+    figure_html,
+    markdown_html,
+    new_figure,
+    png_figure_html,
+    read_png,
+    render,
+    style_axes,
+)
 from .sources import ReportError, study_json
+
+PASS, FAIL, ERROR, NOT_JUDGED = "PASS", "FAIL", "ERROR", "NOT JUDGED"
+# The CSS class of each status (badges, overview rows).
+STATUS_CLASS = {PASS: "pass", FAIL: "fail", ERROR: "fail", NOT_JUDGED: "unjudged"}
 
 
 @dataclass(frozen=True)
 class StudyOutcome:
-    """What the summary table of a multi-study report shows for one study."""
+    """What the summary table of a multi-study report shows for one study.
+
+    A study that judged nothing (every row shown beside the paper, e.g.
+    because the simulator it is checked against is not installed) is
+    neither a pass nor a failure: NOT JUDGED, with the reason its rows give.
+    """
 
     name: str
     title: str
@@ -27,63 +49,78 @@ class StudyOutcome:
     total: int
     anchor: str
     error: str | None = None
+    reason: str = ""
+
+    @property
+    def judged(self) -> bool:
+        """False only for a study that completed without judging a check."""
+        return self.error is not None or self.total > 0
 
     @property
     def ok(self) -> bool:
-        return self.error is None and self.passed == self.total
+        """Every check judged and within tolerance (at least one judged)."""
+        return self.error is None and self.total > 0 and self.passed == self.total
+
+    @property
+    def status(self) -> str:
+        if self.error is not None:
+            return ERROR
+        if not self.judged:
+            return NOT_JUDGED
+        return PASS if self.ok else FAIL
+
+    @property
+    def css(self) -> str:
+        return STATUS_CLASS[self.status]
 
 
 def load_study(result_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """The study document (<study>.json) of a result folder."""
+    return read_study(result_dir)[0]
+
+
+def read_study(result_dir: str | os.PathLike[str]) -> tuple[dict[str, Any], Path]:
+    """The study document of a result folder (or of the .json itself) and
+    the folder that holds it, where the files it lists are."""
     path = study_json(result_dir)
     if path is None:
         raise ReportError(f"{result_dir}: no study result (<study>.json) found")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8")), path.parent
 
 
-def study_section(result_dir: str | os.PathLike[str]) -> str:
+def study_section(result_dir: str | os.PathLike[str]) -> Markup:
     """The HTML fragment for one study result folder."""
-    return render_study(load_study(result_dir))
+    return render_study(*read_study(result_dir))
 
 
-def render_study(document: dict[str, Any]) -> str:
+def render_study(document: dict[str, Any], folder: Path | None = None) -> Markup:
+    """The section of a study document; the files it lists are looked for
+    in `folder` (None: the document is not in a folder, they are not shown)."""
     outcome = study_outcome(document)
     checks = document.get("checks", [])
     registered = _registered_study(outcome.name)
     description = document.get("description") or getattr(registered, "description", "")
     quick_note = document.get("quick_note") or getattr(registered, "quick_note", "")
-    status = status_badge(outcome.ok)
-    parts = [
-        f'<section class="study" id="{esc(outcome.anchor)}">',
-        f"<h2>{esc(outcome.name)}: {esc(outcome.title)} {status}</h2>",
-    ]
-    if document.get("paper"):
-        parts.append(f'<p class="paper">{esc(document["paper"])}</p>')
-    if description:
-        parts.append(f'<p class="description">{esc(description)}</p>')
-    parts.append(fact_list(_facts(document, outcome)))
-    if document.get("quick") and quick_note:
-        parts.append(f'<p class="note">Quick mode: {esc(quick_note)}</p>')
     sources = list(dict.fromkeys(str(c.get("source", "")) for c in checks))
-    parts.append(_checks_table(checks, sources))
-    parts.append(
-        '<p class="caption">Measured: mean over seeds, ± half-width of the 95% Student-t '
-        f"confidence interval ({fmt.MISSING} with one seed). "
-        "Error: (measured − published) / |published|. A check passes when "
-        "|measured − published| ≤ allowed, fixed in the study before running it.</p>"
+    return render(
+        "study.html.j2",
+        outcome=outcome,
+        paper=document.get("paper") or "",
+        description=markdown_html(description) if description else "",
+        facts=fact_list(_facts(document, outcome)),
+        quick_note=quick_note if document.get("quick") else "",
+        rows=[_check_row(c, sources) for c in checks],
+        forest=_study_figure(outcome.name, checks),
+        files=_files(folder, document.get("files")) if folder is not None else None,
+        sources=sources,
     )
-    figure = _study_figure(outcome.name, checks)
-    if figure:
-        parts.append(figure)
-    parts.append('<h3>Sources</h3><ol class="sources">')
-    parts.extend(f"<li>{esc(source)}</li>" for source in sources)
-    parts.append("</ol></section>")
-    return "\n".join(parts)
 
 
 def _facts(document: dict[str, Any], outcome: StudyOutcome) -> list[tuple[str, str]]:
     seeds = document.get("seeds") or []
+    judged = f"{outcome.passed} / {outcome.total}" if outcome.judged else "none judged"
     return [
-        ("checks within tolerance", f"{outcome.passed} / {outcome.total}"),
+        ("checks within tolerance", judged),
         ("seeds", ", ".join(str(s) for s in seeds) or fmt.MISSING),
         ("mode", "quick (demo)" if document.get("quick") else "full"),
         ("satcc", document.get("satcc_version", fmt.MISSING)),
@@ -92,13 +129,17 @@ def _facts(document: dict[str, Any], outcome: StudyOutcome) -> list[tuple[str, s
 
 
 def study_outcome(document: dict[str, Any]) -> StudyOutcome:
-    checks = [c for c in document.get("checks", []) if _judged(c)]
+    from satcc.studies.compare import not_judged_reason
+
+    checks = document.get("checks", [])
+    judged = [c for c in checks if _judged(c)]
     return StudyOutcome(
         name=document["study"],
         title=document.get("title", ""),
-        passed=sum(1 for c in checks if c.get("passed")),
-        total=len(checks),
+        passed=sum(1 for c in judged if c.get("passed")),
+        total=len(judged),
         anchor=anchor_id("study", document["study"]),
+        reason="" if judged else not_judged_reason(c.get("notes") for c in checks),
     )
 
 
@@ -116,43 +157,73 @@ def _registered_study(name: str) -> Any:
         return None
 
 
-def _checks_table(checks: list[dict[str, Any]], sources: list[str]) -> str:
-    head = (
-        "<tr><th>run</th><th>metric</th><th class=num>published</th><th class=num>measured</th>"
-        "<th class=num>±95% CI</th><th class=num>error</th><th class=num>tolerance</th>"
-        "<th class=num>allowed</th><th>kind</th><th>verdict</th><th>src</th><th>notes</th></tr>"
-    )
-    rows = []
-    for c in checks:
-        passed = bool(c.get("passed"))
-        verdict = fmt.verdict(passed if _judged(c) else None)
-        css = verdict.lower()
-        params = c.get("params") or ""
-        rows.append(
-            f'<tr class="{css}">'
-            f'<td title="{esc(params)}">{esc(c.get("label", ""))}</td>'
-            f"<td><code>{esc(c.get('metric', ''))}</code></td>"
-            f"<td class=num>{fmt.number(c.get('published'))}</td>"
-            f"<td class=num>{fmt.number(c.get('measured'))}</td>"
-            f"<td class=num>{fmt.number(c.get('ci_half_width'), 2)}</td>"
-            f"<td class=num>{fmt.signed_percent(c.get('error'))}</td>"
-            f"<td class=num>{fmt.tolerance(c.get('tolerance'), c.get('tolerance_kind', ''))}</td>"
-            f"<td class=num>{fmt.number(c.get('allowed'), 3)}</td>"
-            f"<td>{esc(c.get('kind', ''))}</td>"
-            f'<td class="verdict">{verdict}</td>'
-            f"<td>[{sources.index(str(c.get('source', ''))) + 1}]</td>"
-            f'<td class="notes">{esc(c.get("notes") or "")}</td></tr>'
-        )
-    return (
-        '<div class="scroll"><table class="checks"><thead>'
-        + head
-        + "</thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table></div>"
-    )
+def _check_row(check: dict[str, Any], sources: list[str]) -> dict[str, Any]:
+    """One row of the checks table, as the template shows it."""
+    verdict = fmt.verdict(bool(check.get("passed")) if _judged(check) else None)
+    return {
+        "css": verdict.lower(),
+        "params": check.get("params") or "",
+        "label": check.get("label", ""),
+        "metric": check.get("metric", ""),
+        "published": fmt.number(check.get("published")),
+        "measured": fmt.number(check.get("measured")),
+        "ci": fmt.number(check.get("ci_half_width"), 2),
+        "error": fmt.signed_percent(check.get("error")),
+        "tolerance": fmt.tolerance(check.get("tolerance"), check.get("tolerance_kind", "")),
+        "allowed": fmt.number(check.get("allowed"), 3),
+        "kind": check.get("kind", ""),
+        "verdict": verdict,
+        "source": sources.index(str(check.get("source", ""))) + 1,
+        "notes": check.get("notes") or "",
+    }
 
 
-def _study_figure(name: str, checks: list[dict[str, Any]]) -> str:
+@dataclass(frozen=True)
+class StudyFiles:
+    """The files a study's document lists, as its section shows them."""
+
+    figures: list[Markup]  # the PNGs, embedded, in the order written
+    others: list[str]  # CSV and the rest, by name
+    missing: list[str]  # listed, not in the folder
+    unreadable: list[str]  # "name: why", for a listed PNG that cannot be shown
+
+
+def _files(folder: Path, names: Any) -> StudyFiles:
+    """The files listed in the document, sorted into what the section
+    embeds, names, and notes as missing or unreadable."""
+    files = StudyFiles([], [], [], [])
+    if names is None:  # written before studies recorded their files
+        return files
+    if not isinstance(names, list):
+        files.unreadable.append(f'the study document\'s "files" is not a list: {names!r:.80}')
+        return files
+    root = folder.resolve()
+    for name in dict.fromkeys(str(n) for n in names):
+        path = (folder / name).resolve()
+        if not path.is_relative_to(root):
+            files.unreadable.append(f"{name}: outside the result folder")
+        elif not path.is_file():
+            files.missing.append(name)
+        elif path.suffix.lower() != ".png":
+            files.others.append(name)
+        else:
+            try:
+                png = read_png(path)
+            except (OSError, ValueError) as e:
+                files.unreadable.append(f"{name}: {e}")
+                continue
+            files.figures.append(png_figure_html(png, _title_from_name(path.stem)))
+    return files
+
+
+def _title_from_name(stem: str) -> str:
+    """A figure's title when its PNG carries none: its file name in words
+    ("loss_vs_rtt-geo" -> "Loss vs rtt geo")."""
+    words = " ".join(stem.replace("_", " ").replace("-", " ").split())
+    return words[:1].upper() + words[1:]
+
+
+def _study_figure(name: str, checks: list[dict[str, Any]]) -> Markup | str:
     """A forest plot: measured / published per check, with the CI and the
     tolerance band; one row per check (values of different checks differ by
     orders of magnitude, so the ratio is what can share an axis)."""
@@ -205,14 +276,11 @@ def _study_figure(name: str, checks: list[dict[str, Any]]) -> str:
         "tolerance."
     )
     if skipped:
-        caption += f" {skipped} check(s) with a published value of 0 are in the table only."
+        caption += f" {skipped} row(s) without a nonzero published value are in the table only."
     return figure_html(fig, f"{name}: measured / published per check", caption)
 
 
-def study_error_section(name: str, title: str, anchor: str, error: str, detail: str) -> str:
-    return (
-        f'<section class="study" id="{esc(anchor)}">'
-        f"<h2>{esc(name)}: {esc(title)} {status_badge(False, error=True)}</h2>"
-        f'<p class="error">The study did not complete: {esc(error)}</p>'
-        f"<details><summary>traceback</summary><pre>{esc(detail)}</pre></details></section>"
+def study_error_section(name: str, title: str, anchor: str, error: str, detail: str) -> Markup:
+    return render(
+        "study_error.html.j2", name=name, title=title, anchor=anchor, error=error, detail=detail
     )

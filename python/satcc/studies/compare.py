@@ -160,8 +160,25 @@ def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any
 
 def verdict_line(table: pd.DataFrame) -> str:
     """The outcome in one line: checks within tolerance out of those judged,
-    and the rows shown without a verdict."""
+    and the rows shown without a verdict. A study that judged nothing says
+    so first (and why, when its rows say), so that it never reads as a pass."""
     judged = table[table["tolerance_kind"] != "none"]
-    line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
     shown = len(table) - len(judged)
+    if len(judged) == 0:
+        reason = not_judged_reason(table["notes"])
+        return f"nothing judged{': ' + reason if reason else ''}; {shown} rows shown"
+    line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
     return line + (f"; {shown} rows shown, not judged" if shown else "")
+
+
+def not_judged_reason(notes: Iterable[Any]) -> str:
+    """Why a study judged nothing, as its rows tell it: a study that cannot
+    judge a check (ns-2 absent, no emulation) ends that check's note with
+    the reason, after a "; " ("satcc / ns-2 goodput; ns-2 absent"). That
+    last part when every note with one ends the same way, else ""."""
+    ends = {
+        str(n).rsplit(";", 1)[1].strip()
+        for n in notes
+        if isinstance(n, str) and ";" in n and n.rsplit(";", 1)[1].strip()
+    }
+    return ends.pop() if len(ends) == 1 else ""

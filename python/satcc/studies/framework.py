@@ -77,6 +77,9 @@ def reproduce(
     finished. A custom `worker` (tests) runs without a store.
     With `emulate`, the study's emulation then runs real tools over the
     same models (needs root and /dev/net/tun; checked before anything runs).
+    <study>.csv and <study>.json come last; the JSON lists, under "files",
+    the names of the files the artifacts and the emulation wrote, in the
+    order written.
     """
     refuse_while_importing(f"satcc.reproduce({study.name!r})")
     if emulate:
@@ -112,13 +115,12 @@ def reproduce(
     summaries = dict(sorted(summaries.items()))
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run), quick=quick)
-    write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds)
     written = []
     if study.artifacts and study.series:
         series = campaign_series(planned, campaign, study.series) if planned else {}
-        written = study.artifacts(specs, summaries, out_dir, quick, series)
+        written = list(study.artifacts(specs, summaries, out_dir, quick, series))
     elif study.artifacts:
-        written = study.artifacts(specs, summaries, out_dir, quick)
+        written = list(study.artifacts(specs, summaries, out_dir, quick))
     if show:
         console = console or table_console()
         print_comparison(study, table, console, quick=quick)
@@ -128,6 +130,10 @@ def reproduce(
         if show:
             for part in emulated.tables:
                 console.print(part)
+    # Last, so that <study>.json lists every file the study wrote (the
+    # report embeds its figures from that list) and exists only for a
+    # reproduction that finished.
+    write_tables(study, table, per_run, out_dir, quick=quick, seeds=seeds, files=written)
     if show and written:
         console.print(f"also wrote {', '.join(written)}", highlight=False)
     return table

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,15 +102,21 @@ def write_tables(
     *,
     quick: bool,
     seeds: list[int],
+    files: Sequence[str] = (),
 ) -> None:
     """<out>/<study>.csv (the comparison), <out>/<study>.json (the same plus
-    per-run values and the study's metadata). Both deterministic for
-    deterministic runs: no timestamps, no wall times."""
+    per-run values, the study's metadata and `files`: the names of the other
+    files the study wrote into <out>, in the order written, which the HTML
+    report embeds or lists). Both deterministic for deterministic runs: no
+    timestamps, no wall times."""
     write_atomic(out / f"{study.name}.csv", table.to_csv(index=False, lineterminator="\n"))
     document = {
         "study": study.name,
         "title": study.title,
         "paper": study.paper,
+        "description": study.description,
+        "quick_note": study.quick_note,
+        "files": [str(name) for name in files],
         "quick": quick,
         "seeds": seeds,
         "satcc_version": satcc.__version__,

@@ -228,7 +228,7 @@ def _closeness_lines() -> str:
     for rho in LOADS:
         exact, textbook = reference_wq("M/M/1", rho), textbook_wq("M/M/1", rho)
         lines.append(
-            f"  rho={rho:.2f}: byte-rounded P-K Wq = {exact * 1e3:.7f} ms, "
+            f"- rho={rho:.2f}: byte-rounded P-K Wq = {exact * 1e3:.7f} ms, "
             f"textbook M/M/1 = {textbook * 1e3:.7f} ms (relative difference "
             f"{(exact - textbook) / textbook:+.1e})"
         )
