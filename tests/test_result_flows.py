@@ -1,12 +1,16 @@
 # A run's flows for a researcher: Jain's fairness index in the summary
 # (checked against values worked out by hand: equal shares give 1, one flow
-# taking everything 1/n, k equal flows and the rest starving k/n).
+# taking everything 1/n, k equal flows and the rest starving k/n),
+# Result.flows() as a typed per-flow table, and the run's repr and Jupyter
+# view.
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import satcc
 from satcc.executors import Task, execute
+from satcc.runner import Result
 from satcc.scenario import Scenario, normalised_json
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -112,7 +116,62 @@ def test_sweep_workers_get_the_index_too():
     assert outcome.summary["tcp.jain_goodput"] == pytest.approx(2 / 3, abs=1e-15)
 
 
-def test_tfrc_flows_get_the_index():
+# ---------------------------------------------------------------------------
+# Result.flows()
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    """Two datagram flows and two TCP connections in one run."""
+    data = with_sources(4)
+    for i in (2, 3):
+        del data["sources"][f"s{i}"], data["sinks"][f"rx{i}"]
+        data["tcp"] = data.get("tcp", {})
+        data["tcp"][f"t{i}"] = {"from": f"h{i}", "to": f"d{i}", "app": {"type": "bulk"}}
+    return satcc.run(data)
+
+
+def test_flows_has_one_row_per_flow_with_the_summary_figures(mixed):
+    df = mixed.flows()
+    assert list(df.index) == [("flows", "s0"), ("flows", "s1"), ("tcp", "t2"), ("tcp", "t3")]
+    assert df.index.names == ["kind", "name"]
+    s = mixed.summary
+    for (kind, name), row in df.iterrows():
+        own = {k.split(".", 2)[2]: v for k, v in s.items() if k.startswith(f"{kind}.{name}.")}
+        # Every figure of the flow and nothing else; a null is missing.
+        assert set(row.dropna().index) == {k for k, v in own.items() if v is not None}
+        for figure, value in own.items():
+            assert pd.isna(row[figure]) if value is None else row[figure] == value
+    # A figure of the other kind is missing, not zero.
+    assert pd.isna(df.loc[("tcp", "t2"), "throughput_bps"])
+
+
+def test_flows_columns_are_numeric_with_units(mixed):
+    df = mixed.flows()
+    assert str(df["sent_packets"].dtype) == "Int64"  # counts stay whole
+    assert str(df["goodput_bps"].dtype) == "float64"
+    assert str(df["srtt_s"].dtype) == "float64"
+    assert all(str(t) in ("Int64", "float64") for t in df.dtypes)
+    units = df.attrs["units"]
+    assert units["goodput_bps"] == "bit/s" and units["delay_mean_s"] == "s"
+    assert units["delivered_bytes"] == "B" and units["sent_packets"] == "packets"
+    assert "retransmissions" not in units
+
+
+def test_flows_of_one_kind_are_indexed_by_name(mixed):
+    tcp = mixed.flows("tcp")
+    assert list(tcp.index) == ["t2", "t3"] and tcp.index.name == "name"
+    assert "throughput_bps" not in tcp.columns and "goodput_bps" in tcp.columns
+    assert tcp["goodput_bps"].tolist() == [
+        mixed.summary["tcp.t2.goodput_bps"],
+        mixed.summary["tcp.t3.goodput_bps"],
+    ]
+    assert len(mixed.flows("tfrc")) == 0
+    with pytest.raises(ValueError, match="unknown flow kind 'links'.*tcp"):
+        mixed.flows("links")
+
+
+def test_tfrc_flows_get_the_index_and_keep_their_state_as_text():
     data = parallel_paths(2, lossy={1})
     data["tfrc"] = {
         f"m{i}": {
@@ -124,6 +183,51 @@ def test_tfrc_flows_get_the_index():
         for i in range(2)
     }
     r = satcc.run(data)
-    s = r.summary
-    assert s["tfrc.m1.goodput_bps"] == 0 < s["tfrc.m0.goodput_bps"]
+    df = r.flows("tfrc")
+    assert df.loc["m0", "qs_state"] == "off"
+    assert str(df["goodput_bps"].dtype) == "float64"
+    assert df.loc["m1", "goodput_bps"] == 0 < df.loc["m0", "goodput_bps"]
     assert r.summary["tfrc.jain_goodput"] == pytest.approx(1 / 2, abs=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# repr and the Jupyter view
+
+
+def test_repr_names_the_run_its_flows_the_check_and_the_series(mixed):
+    text = repr(mixed)
+    assert text.startswith("<satcc.Result paths, seed 1: 3 s simulated in ")
+    assert "2 datagram flows, 2 TCP connections; conservation ok; series: none>" in text
+
+
+def test_html_view_shows_the_check_the_flow_tables_fairness_and_series():
+    sc = satcc.load(EXAMPLES / "dumbbell_geo.toml").set("run.duration", "5 s")
+    html = satcc.run(sc, seed=1)._repr_html_()
+    assert "dumbbell_geo, seed 1: 5 s simulated" in html
+    assert 'Conservation: <span style="color:green">ok: ' in html
+    assert "TCP connections (first 12 of 16;" in html
+    assert html.count("<tr><th>flow") == 12
+    assert (
+        "Jain&#x27;s" not in html and "Jain's fairness index: TCP connections, goodput: 0." in html
+    )
+    assert "<code>bottleneck_queue</code>, <code>flow00_cwnd</code>" in html
+
+
+def test_html_view_escapes_and_shows_a_failed_check():
+    summary = {
+        "run.end_time_s": 1.0,
+        "run.events": 10,
+        "run.pdus_sent": 5,
+        "run.pdus_delivered": 2,
+        "run.pdus_dropped": 0,
+        "run.pdus_errored": 0,
+        "run.pdus_in_flight": 0,
+        "run.pdus_unaccounted": 3,
+        "flows.a<b>.throughput_bps": 1e6,
+    }
+    r = Result({"name": "<script>x</script>"}, 7, summary, {"q&a": (b"", b"")}, {})
+    html = r._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+    assert "<th>a&lt;b&gt;</th>" in html and "<code>q&amp;a</code>" in html
+    assert 'color:red">3 PDUs UNACCOUNTED (5 PDUs sent = 2 delivered' in html
+    assert "conservation FAILED" in repr(r)
