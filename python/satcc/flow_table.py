@@ -25,7 +25,7 @@ FLOW_KINDS = {
     "tcp": "TCP connection",
     "tfrc": "TFRC media flow",
     "udp_rr": "UDP request/response exchange",
-    "emulate": "emulated flow",
+    "emulate": "emulated host",
 }
 
 # A figure's unit from the suffix of its name (docs/scenario.md: times in
