@@ -144,13 +144,80 @@ def test_summary_joins_params(mm1_campaign):
 def test_to_xarray_dims(mm1_campaign):
     arr = satcc.results(mm1_campaign).to_xarray(WAIT)
     assert arr.dims == (RATE, "seed")
-    assert list(arr.coords[RATE].values) == ["2 Mbps", "4 Mbps", "8 Mbps"]
+    # The swept rates as numbers in bit/s, ascending, the text beside them.
+    assert list(arr.coords[RATE].values) == [2e6, 4e6, 8e6]
+    assert arr.coords[RATE].attrs["units"] == "bit/s"
+    assert list(arr.coords[RATE + "_label"].values) == ["2 Mbps", "4 Mbps", "8 Mbps"]
+    assert arr.sel({RATE: 4e6})[RATE + "_label"].item() == "4 Mbps"
     assert list(arr.coords["seed"].values) == [1, 2, 3]
     assert arr.shape == (3, 3) and not arr.isnull().any()
     means = arr.mean("seed").values
     assert means[0] < means[1] < means[2]
     with pytest.raises(KeyError):
         satcc.results(mm1_campaign).to_xarray("no.such.metric")
+
+
+def _frame(points, metric="m"):
+    """A summary frame as Campaign.summary() gives it: one row per (params, seed)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [{"params": json.dumps(p), "seed": s, metric: v} for p, s, v in points],
+    )
+
+
+@pytest.mark.parametrize(
+    "swept,unit",
+    [
+        ({"10 Mbps": 1e7, "500 kbps": 5e5, "2 Mbps": 2e6}, "bit/s"),
+        ({"1 s": 1.0, "250 ms": 0.25, "2 min": 120.0}, "s"),
+        ({"64 KiB": 65536, "1500 B": 1500, "1 MB": 1_000_000}, "B"),
+        ({"100 packets": 100, "20 packets": 20, "1000 packets": 1000}, "packets"),
+    ],
+)
+def test_swept_quantities_are_numeric_coordinates_in_base_units(swept, unit):
+    from satcc.campaign_arrays import summary_array
+
+    # Each run's figure is made from its value, so the data must follow
+    # their coordinates when these are reordered.
+    points = [({"k": text}, seed, n * 10 + seed) for text, n in swept.items() for seed in (1, 2)]
+    arr = summary_array(_frame(points), ["k"], "m")
+    numbers = sorted(swept.values())
+    assert list(arr.coords["k"].values) == numbers
+    assert arr.coords["k"].attrs == {"units": unit}
+    text_of = {n: text for text, n in swept.items()}
+    assert list(arr.coords["k_label"].values) == [text_of[n] for n in numbers]
+    assert arr.values.tolist() == [[n * 10 + 1, n * 10 + 2] for n in numbers]
+
+
+@pytest.mark.parametrize(
+    "swept",
+    [
+        ["2 Mbps", "250 ms"],  # two kinds of quantity
+        ["1 Mbps", "1000 kbps"],  # the same quantity twice
+        ["64 KiB", "100 packets"],  # a queue limit in bytes and one in packets
+        ["reno", "cubic"],
+        ["4 Mbps", None],  # a run that did not set the key
+    ],
+)
+def test_other_swept_values_stay_as_swept_in_natural_order(swept):
+    from satcc.campaign_arrays import natural_order, summary_array
+
+    points = [({"k": v} if v is not None else {}, 1, 1.0) for v in swept]
+    arr = summary_array(_frame(points), ["k"], "m")
+    # xarray writes a missing value (None) as NaN.
+    got = [v if v == v else None for v in arr.coords["k"].values]
+    assert got == natural_order(set(swept))
+    assert "units" not in arr.coords["k"].attrs and "k_label" not in arr.coords
+
+
+def test_numbers_swept_as_numbers_stay_numbers():
+    from satcc.campaign_arrays import summary_array
+
+    points = [({"k": v}, 1, float(v)) for v in (10, 2, 0.5)]
+    arr = summary_array(_frame(points), ["k"], "m")
+    assert list(arr.coords["k"].values) == [0.5, 2, 10]
+    assert arr.values[:, 0].tolist() == [0.5, 2.0, 10.0]
 
 
 def test_series_long(mm1_campaign):

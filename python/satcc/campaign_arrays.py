@@ -1,6 +1,10 @@
 """A campaign's results as arrays: the summary as an xarray DataArray over the
 swept keys and the seed, and the natural order of swept values ("4 Mbps"
-before "10 Mbps") that its coordinates and the campaign overview use."""
+before "10 Mbps") that its coordinates and the campaign overview use.
+
+A swept quantity becomes a numeric coordinate in base units (bit/s, s,
+bytes, packets), so that arrays can be plotted, interpolated and fitted
+over it; the values as the sweep wrote them stay beside it."""
 
 from __future__ import annotations
 
@@ -11,13 +15,24 @@ from typing import Any
 import pandas as pd
 
 from .param_text import written
+from .units import UnitError, parse_limit, parse_rate, parse_size, parse_time
 
-__all__ = ["coordinate", "natural_order", "summary_array", "unit_scale"]
+__all__ = ["coordinate", "natural_order", "quantities", "summary_array", "unit_scale"]
+
+# The suffix of the non-index coordinate that keeps a quantity's values as
+# swept ("2 Mbps" beside 2e6 bit/s).
+LABEL_SUFFIX = "_label"
 
 
 def summary_array(frame: pd.DataFrame, parameters: list[str], metric: str) -> Any:
     """`metric` of the summary `frame` with one dimension per swept key in
-    `parameters` and one for the seed; missing runs are NaN."""
+    `parameters` and one for the seed; missing runs are NaN.
+
+    A key whose every value is a quantity of one kind ("2 Mbps", "250 ms",
+    "64 KiB", "100 packets") has numbers in base units as its coordinate,
+    ascending, with `attrs["units"]` and the values as swept in the
+    non-index coordinate `KEY_label`; any other key keeps its values, in
+    natural order."""
     import numpy as np
     import xarray as xr
 
@@ -34,10 +49,17 @@ def summary_array(frame: pd.DataFrame, parameters: list[str], metric: str) -> An
     values = [json.loads(p) for p in frame["params"]]
     coords: dict[str, list[Any]] = {}
     index_columns = {}
+    numeric: dict[str, tuple[list[Any], str]] = {}
     for k in keys:
         column = [coordinate(v.get(k)) for v in values]
         index_columns[k] = column
         coords[k] = natural_order(set(column))
+        found = quantities(coords[k])
+        if found is not None:
+            numbers, unit = found
+            order = sorted(range(len(numbers)), key=numbers.__getitem__)
+            coords[k] = [coords[k][i] for i in order]
+            numeric[k] = ([numbers[i] for i in order], unit)
     index_columns["seed"] = frame["seed"].astype("int64").tolist()
     coords["seed"] = sorted(set(index_columns["seed"]))
     index = pd.MultiIndex.from_arrays([index_columns[d] for d in dims], names=dims)
@@ -45,7 +67,43 @@ def summary_array(frame: pd.DataFrame, parameters: list[str], metric: str) -> An
     series = series[~series.index.duplicated(keep="first")]
     full = pd.MultiIndex.from_product([coords[d] for d in dims], names=dims)
     data = series.reindex(full).to_numpy().reshape([len(coords[d]) for d in dims])
-    return xr.DataArray(data, dims=dims, coords=coords, name=metric)
+    array = xr.DataArray(data, dims=dims, coords=coords, name=metric)
+    for k, (numbers, unit) in numeric.items():
+        array = array.assign_coords(
+            {k: (k, numbers, {"units": unit}), k + LABEL_SUFFIX: (k, coords[k])}
+        )
+    return array
+
+
+def _seconds(text: str) -> float:
+    return parse_time(text) / 1e12
+
+
+def _packets(text: str) -> int:
+    kind, n = parse_limit(text)
+    if kind != "packets":
+        raise UnitError(f"{text!r} is not a packet count")
+    return n
+
+
+# What a swept quantity can be, and the unit of its coordinate.
+_KINDS = (("bit/s", parse_rate), ("s", _seconds), ("B", parse_size), ("packets", _packets))
+
+
+def quantities(values: list[Any]) -> tuple[list[Any], str] | None:
+    """`values` as numbers in base units and that unit, when every one is a
+    quantity of the same kind (rate, time, size or packet count) and no two
+    are the same quantity ("1 Mbps" and "1000 kbps" would make one
+    coordinate twice); None otherwise."""
+    if not values or not all(isinstance(v, str) for v in values):
+        return None
+    for unit, parse in _KINDS:
+        try:
+            numbers = [parse(v) for v in values]
+        except UnitError:
+            continue
+        return (numbers, unit) if len(set(numbers)) == len(numbers) else None
+    return None
 
 
 def coordinate(value: Any) -> Any:

@@ -68,13 +68,27 @@ class Result:
 
         return write_result(self, path, overwrite=overwrite)
 
+    def flows(self, kind: str | None = None) -> pd.DataFrame:
+        """One row per flow (TCP connection, TFRC flow, datagram source,
+        request/response exchange, emulated host), one column per figure of
+        its summary keys (`tcp.NAME.goodput_bps` -> column `goodput_bps`),
+        units in `attrs["units"]`. Index (kind, name), or the name alone
+        for one `kind` ("tcp", "tfrc", "flows", "udp_rr", "emulate")."""
+        from .flow_table import flow_frame
+
+        return flow_frame(self.summary, kind)
+
     def __repr__(self) -> str:
-        name = self.description.get("name", "?")
-        return (
-            f"<satcc.Result {name} seed={self.seed} "
-            f"t={self.summary.get('run.end_time_s')} s, "
-            f"{len(self.summary)} summary keys, series={self.series_names}>"
-        )
+        from .result_view import result_text
+
+        return result_text(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the run, the conservation check, the flow tables,
+        the fairness indices and the series names."""
+        from .result_view import result_html
+
+        return result_html(self)
 
 
 def as_scenario(scenario: Scenario | dict | str | PathLike) -> Scenario:

@@ -630,8 +630,11 @@ class Campaign:
 
     def to_xarray(self, metric: str) -> Any:
         """The summary figure `metric` as an xarray DataArray with one dimension
-        per swept key (coordinates: the values as swept) and one for the seed;
-        missing runs are NaN."""
+        per swept key and one for the seed; missing runs are NaN. A swept
+        quantity's coordinate is numeric in base units ("2 Mbps" -> 2e6, with
+        attrs["units"] "bit/s"; times in s, sizes in B, queue limits in
+        packets) and keeps the values as swept in the coordinate
+        `KEY_label`; other values are coordinates as swept."""
         from .campaign_arrays import summary_array
 
         return summary_array(self.summary(), self.parameters, metric)

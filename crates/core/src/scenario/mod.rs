@@ -7,6 +7,7 @@
 
 pub(crate) mod builder;
 pub(crate) mod description;
+pub(crate) mod fairness;
 pub mod summary;
 pub mod world;
 

@@ -1,14 +1,16 @@
 //! The run's summary from the world: the `run.*` keys, the conservation
 //! check every run makes (sent = delivered + dropped + errored + in
 //! flight), then the keys of every link and component from the file of its
-//! kind (`scenario::summary` has the format).
+//! kind (`scenario::summary` has the format), then the fairness indices over
+//! the flows' figures (`scenario::fairness`).
 
 use super::{links, World};
+use crate::scenario::fairness;
 use crate::scenario::summary::{num, put, Summary};
 
 impl World {
-    /// The run summary now: `run.*`, conservation, then every link's and
-    /// component's keys.
+    /// The run summary now: `run.*`, conservation, every link's and
+    /// component's keys, then the fairness indices.
     pub fn summary(&self) -> Summary {
         summarise(self)
     }
@@ -32,6 +34,7 @@ fn summarise(w: &World) -> Summary {
     for c in &w.reg.comps {
         c.model().summarise(&mut s, &view);
     }
+    fairness::summarise(&mut s);
     s
 }
 
