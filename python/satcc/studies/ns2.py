@@ -105,6 +105,10 @@ class Case:
     shared_losses: bool = False
     mss: int = 1460
     window_packets: int = 1000
+    # satcc's receive buffer, in packets; None: twice the window, which
+    # out-of-order data never shrinks below the window (ns-2's sinks hold
+    # any amount of it).
+    receive_buffer_packets: int | None = None
     initial_window: int = 2
     delayed_ack: bool = True
     delack_interval_s: float = 0.1
