@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import satcc
 from satcc import studies
-from satcc.studies import ns2
+from satcc.studies import loss_pattern, ns2
 from satcc.studies import tcp_crosscheck as study
 from satcc.studies.ns2 import Case, Flow
 from satcc.studies.spec import Study
@@ -156,7 +156,10 @@ def test_satcc_scenario_matches_the_case():
     assert links["bn"]["loss"] == 0.01 and links["bn_back"]["loss"] == 0
     assert links["bn"]["capacity"]["rate_bps"] == 2e6
     (tcp,) = desc["tcp"]
-    assert tcp["send_buffer_bytes"] == tcp["receive_buffer_bytes"] == 64 * 1460
+    # The window limits the sender, as ns-2's window_; the receive buffer
+    # never does (ns-2's sinks hold any out-of-order data).
+    assert tcp["send_buffer_bytes"] == 64 * 1460
+    assert tcp["receive_buffer_bytes"] == 2 * 64 * 1460
     assert tcp["initial_ssthresh_bytes"] == 64 * 1460
     assert tcp["abc_limit_segments"] == 1
     assert tcp["initial_window_segments"] == 2
@@ -166,9 +169,82 @@ def test_satcc_scenario_matches_the_case():
     assert case.rtt_s() == pytest.approx(2 * one_way, abs=0.01)
 
 
+def test_a_loss_pattern_is_bernoulli_over_packet_numbers_from_one():
+    lost = loss_pattern.bernoulli(0.01, 200_000, (3, 0))
+    assert lost == loss_pattern.bernoulli(0.01, 200_000, (3, 0))
+    assert lost != loss_pattern.bernoulli(0.01, 200_000, (3, 1))
+    assert 1 <= lost[0] and lost[-1] <= 200_000 and list(lost) == sorted(set(lost))
+    assert len(lost) == pytest.approx(2000, abs=4 * math.sqrt(2000))
+    assert loss_pattern.bernoulli(0.0, 1000, (1,)) == ()
+    with pytest.raises(ValueError):
+        loss_pattern.bernoulli(1.0, 10, (1,))
+    # ns-2's ErrorModel/List counts from 0 and refuses repeats.
+    assert loss_pattern.ns2_droplist((7, 1, 3)) == "{0 2 6}"
+    with pytest.raises(ValueError, match="once"):
+        loss_pattern.ns2_droplist((3, 3))
+
+
+def test_shared_losses_are_drawn_per_seed_and_flow_over_the_reachable_packets():
+    one = Case(rate_bps=10e6, loss=1e-2, shared_losses=True, duration_s=60.0, warmup_s=10.0)
+    (lost,) = one.loss_lists(1)
+    # 10 Mb/s for 60 s in 1500-byte packets, and the SYNs.
+    assert one.reachable_packets() == 50_000 + ns2.SYN_MARGIN
+    assert lost[-1] <= one.reachable_packets()
+    assert len(lost) == pytest.approx(500, abs=4 * math.sqrt(500))
+    assert one.loss_lists(2) != one.loss_lists(1)
+    assert Case(loss=1e-2).loss_lists(1) == ((),)
+    several = dataclasses.replace(one, flows=(Flow(0.001), Flow(0.05)))
+    first, second = several.loss_lists(1)
+    assert first != second
+    # Each flow's own access link, at 100 Mb/s.
+    assert several.reachable_packets() == 500_000 + ns2.SYN_MARGIN
+
+
+def test_shared_losses_sit_where_one_flows_data_alone_crosses(monkeypatch):
+    lists = {1: ((5, 9),), 2: ((4,), (6, 8))}
+    monkeypatch.setattr(ns2, "_loss_lists", lambda case, seed: lists[len(case.flows)])
+    one = Case(loss=1e-2, shared_losses=True, duration_s=60.0, warmup_s=10.0)
+    lines = _lines(ns2.tcl_script(one, 1))
+    for expected in (
+        "set em(0) [new ErrorModel/List]",
+        "$em(0) droplist {4 8}",
+        "$ns link-lossmodel $em(0) $r1 $r2",
+    ):
+        assert expected in lines, expected
+    assert not any("rate_" in line for line in lines)
+    desc = satcc.Scenario.from_dict(study.scenario(one, seed=1)).validate()
+    links = {link["name"]: link for link in desc["links"]}
+    assert links["bn"]["loss_list"] == [5, 9] and links["bn"]["loss"] == 0
+    assert not links["bn_back"].get("loss_list")
+    with pytest.raises(ValueError, match="seed"):
+        study.scenario(one)
+    two = dataclasses.replace(one, flows=(Flow(0.001), Flow(0.05)))
+    lines = _lines(ns2.tcl_script(two, 1))
+    assert "$ns link-lossmodel $em(1) $s(1) $r1" in lines
+    assert "$em(1) droplist {5 7}" in lines
+    desc = satcc.Scenario.from_dict(study.scenario(two, seed=1)).validate()
+    links = {link["name"]: link for link in desc["links"]}
+    assert links["in1"]["loss_list"] == [6, 8]
+    # The ACKs' direction keeps its delay and loses nothing.
+    assert links["in1_rev"]["delay_ps"] == links["in1"]["delay_ps"]
+    assert not links["in1_rev"].get("loss_list") and not links["bn"].get("loss_list")
+
+
+def test_a_case_with_shared_losses_has_a_run_per_seed_under_one_label():
+    label = "loss 1e-3 newreno delack LT minRTO 1s"
+    specs = [s for s in study.runs(True) if s.label == label]
+    assert [s.seeds for s in specs] == [(1,), (2,), (3,)]
+    assert all(s.params == specs[0].params for s in specs)
+    assert specs[0].params["shared_losses"] and specs[0].params["seeds"] == [1, 2, 3]
+    lists = [s.scenario["links"]["bn"]["loss_list"] for s in specs]
+    assert lists[0] != lists[1] != lists[2]
+    (window,) = [s for s in study.runs(True) if s.label == "GEO window-limited W=32"]
+    assert window.seeds == (1,) and not window.params["shared_losses"]
+
+
 def test_satcc_scenario_of_a_cubic_case():
     case = study.BY_LABEL["loss 1e-3 cubic delack"].case
-    desc = satcc.Scenario.from_dict(study.scenario(case)).validate()
+    desc = satcc.Scenario.from_dict(study.scenario(case, seed=1)).validate()
     (tcp,) = desc["tcp"]
     assert tcp["variant"] == "sack"
     assert tcp["congestion_control"] == "cubic"
@@ -184,7 +260,7 @@ def test_every_reference_names_a_run_in_both_modes():
         labels = {spec.label for spec in study.runs(quick)}
         assert {ref.label for ref in study.STUDY.references_for(quick)} == labels
     random = [s for s in study.runs(False) if s.params["loss"] > 0]
-    assert random and all(len(s.seeds) >= 20 for s in random)
+    assert random and all(len(s.params["seeds"]) >= 20 for s in random)
 
 
 def test_quick_mode_runs_one_cubic_case():
@@ -192,7 +268,7 @@ def test_quick_mode_runs_one_cubic_case():
     full = [s for s in study.runs(False) if s.params.get("congestion_control") == "cubic"]
     assert [s.label for s in quick] == ["GEO buffer-limited cubic"]
     assert quick[0].params["loss"] == 0 and quick[0].params["duration_s"] <= 200
-    assert len(full) == 4
+    assert len({s.label for s in full}) == 4
     assert all(s.params["ns2_cubic_beta"] == 717 for s in full)
     assert sorted({s.params["loss"] for s in full}) == [0.0, 1e-4, 1e-3, 3e-3]
 
@@ -239,6 +315,27 @@ def test_ns2_runs_are_deterministic_and_seeds_differ():
     assert first == again
     assert first != other
     assert first["flow.0.retransmissions"] > 0
+
+
+@needs_ns2
+def test_both_simulators_lose_the_listed_packets(monkeypatch):
+    # A window-limited flow (no queue losses) over 10 Mb/s with two listed
+    # losses: each simulator loses exactly those and repairs each with one
+    # fast retransmission.
+    monkeypatch.setattr(ns2, "_loss_lists", lambda case, seed: ((300, 900),))
+    case = Case(
+        rate_bps=10e6,
+        window_packets=40,
+        loss=1e-3,
+        shared_losses=True,
+        duration_s=40.0,
+        warmup_s=1.0,
+    )
+    theirs = ns2.run(case, 1)
+    full = satcc.run(study.scenario(case, seed=1), seed=1).summary
+    assert full["links.bn.errors"] == 2
+    assert full["tcp.f0.retransmissions"] == theirs["flow.0.retransmissions"] == 2
+    assert full["tcp.f0.timeouts"] == theirs["flow.0.timeouts"] == 0
 
 
 @needs_ns2
@@ -326,3 +423,13 @@ def test_quick_reproduction_compares_every_case(tmp_path):
     assert (ns2_goodput["measured"] > 0).all()
     window = judged[judged["label"] == "GEO window-limited W=32"]
     assert bool(window["passed"].iloc[0])
+    # A case with shared losses: its three per-seed runs averaged as one,
+    # and with the same losses in both, the ratio near 1.
+    lossy = table[
+        (table["label"] == "loss 1e-3 newreno delack LT minRTO 1s")
+        & (table["metric"] == "goodput_ratio")
+    ]
+    assert int(lossy["n_seeds"].iloc[0]) == 3
+    assert bool(lossy["passed"].iloc[0])
+    realised = table[table["metric"] == "loss_realised"].set_index("label")["measured"]
+    assert realised["loss 1e-3 newreno delack LT minRTO 1s"] == pytest.approx(1e-3, rel=0.5)

@@ -8,6 +8,14 @@ reads back what the script prints. tcp_crosscheck.py builds the satcc
 scenario from the same `Case`; docs/tcp-crosscheck.md says how each
 parameter of one simulator is matched in the other.
 
+Random loss comes in two forms. By default each simulator draws its own
+(ns-2: an `ErrorModel` with `rate_ p` on its own RNG substream; satcc: the
+link's `loss`), and runs compare only as distributions over many seeds.
+With `shared_losses` the losses of each seed are drawn once
+(`Case.loss_lists`, python/satcc/studies/loss_pattern.py) and both
+simulators lose exactly those packets: satcc through its link's
+`loss_list`, ns-2 through an `ErrorModel/List` on the same link direction.
+
 What the script measures, per flow:
 
 - `bytes`: the sink's `bytes_`. ns-2's TCPSink adds the size of every
@@ -37,7 +45,10 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+
+from satcc.studies import loss_pattern
 
 NS_COMMAND = "ns"
 HEADER_BYTES = 40  # ns-2's tcpip_base_hdr_size_, satcc's default `header`
@@ -77,7 +88,10 @@ class Case:
     """A dumbbell: every flow's sender -> r1 over its own access link, the
     bottleneck r1 -> r2, r2 -> that flow's receiver over a zero-delay access
     link; the same links carry the ACKs back. Loss (`loss`, per packet) hits
-    the bottleneck's data direction only, after transmission."""
+    data packets only, after transmission: drawn by each simulator, on the
+    bottleneck's data direction; with `shared_losses`, drawn once per seed
+    and flow (`loss_lists`) on the link that carries that flow's data and
+    nothing else (`loss_links_per_flow`)."""
 
     variant: str = "newreno"
     congestion_control: str = "reno"  # "cubic": ns-2's Linux sender with select_ca cubic
@@ -86,8 +100,15 @@ class Case:
     delay_s: float = 0.274
     queue_limit: int = 100  # ns-2's queue-limit: one packet in transmission + limit-1 waiting
     loss: float = 0.0
+    # The losses drawn once per seed and given to both simulators as lists
+    # (`loss_lists`); False: each simulator draws its own at rate `loss`.
+    shared_losses: bool = False
     mss: int = 1460
     window_packets: int = 1000
+    # satcc's receive buffer, in packets; None: twice the window, which
+    # out-of-order data never shrinks below the window (ns-2's sinks hold
+    # any amount of it).
+    receive_buffer_packets: int | None = None
     initial_window: int = 2
     delayed_ack: bool = True
     delack_interval_s: float = 0.1
@@ -140,6 +161,44 @@ class Case:
     @property
     def measured_s(self) -> float:
         return self.duration_s - self.warmup_s
+
+    @property
+    def loss_links_per_flow(self) -> bool:
+        """Whether shared losses sit on each flow's access link (sender ->
+        r1), which carries its data alone, rather than on the bottleneck,
+        which does so only when there is one flow."""
+        return len(self.flows) > 1
+
+    def loss_lists(self, seed: int) -> tuple[tuple[int, ...], ...]:
+        """With `shared_losses`, per flow: the numbers (from 1) of the
+        packets its data link loses in the run with `seed`, Bernoulli(`loss`)
+        over every packet number the run can reach (`reachable_packets`),
+        drawn from PCG64 seeded with (seed, flow). Without: no lists."""
+        if not (self.shared_losses and self.loss > 0):
+            return tuple(() for _ in self.flows)
+        return _loss_lists(self, seed)
+
+    def reachable_packets(self) -> int:
+        """A bound on the PDUs a flow's lossy link can start in the run:
+        its rate over the whole run in full-size packets, plus the SYN and
+        its retransmissions (40-byte PDUs; a few at most)."""
+        rate = ACCESS_RATE_BPS if self.loss_links_per_flow else self.rate_bps
+        return math.ceil(rate * self.duration_s / (self.packet_bytes * 8)) + SYN_MARGIN
+
+
+# PDUs other than full-size data packets that a flow's data link can carry:
+# its SYN and the SYN's retransmissions (3, 6, 12 ... s apart).
+SYN_MARGIN = 16
+
+
+@lru_cache(maxsize=256)
+def _loss_lists(case: Case, seed: int) -> tuple[tuple[int, ...], ...]:
+    # Cached: the satcc scenario, its warm-up and the ns-2 script of a seed
+    # all need the same lists.
+    packets = case.reachable_packets()
+    return tuple(
+        loss_pattern.bernoulli(case.loss, packets, (seed, i)) for i in range(len(case.flows))
+    )
 
 
 def _seconds(x: float) -> str:
@@ -202,7 +261,7 @@ def tcl_script(case: Case, seed: int) -> str:
         f"$ns queue-limit $r1 $r2 {case.queue_limit}",
         f"$ns queue-limit $r2 $r1 {ACCESS_QUEUE_PACKETS}",
     ]
-    if case.loss > 0:
+    if case.loss > 0 and not case.shared_losses:
         lines += [
             "set lossrng [new RNG]",
             f"for {{set i 0}} {{$i < {seed}}} {{incr i}} {{ $lossrng next-substream }}",
@@ -261,6 +320,7 @@ def tcl_script(case: Case, seed: int) -> str:
             f"set ftp({i}) [new Application/FTP]; $ftp({i}) attach-agent $tcp({i})",
             f'$ns at {_seconds(flow.start_s)} "$ftp({i}) start"',
         ]
+    lines += _shared_losses(case, seed)
     n = len(case.flows)
     lines += [
         "proc counters {i} {",
@@ -284,6 +344,27 @@ def tcl_script(case: Case, seed: int) -> str:
         "$ns run",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _shared_losses(case: Case, seed: int) -> list[str]:
+    """An ErrorModel/List per flow, on the link that carries its data alone
+    (the bottleneck for one flow, its access link for several), losing the
+    packets of `case.loss_lists(seed)`; none where a flow's list is empty
+    (ns-2's ListErrorModel warns on every packet when its list is)."""
+    lines = []
+    for i, lost in enumerate(case.loss_lists(seed)):
+        if not lost:
+            continue
+        src, dst = (f"$s({i})", "$r1") if case.loss_links_per_flow else ("$r1", "$r2")
+        lines += [
+            f"set em({i}) [new ErrorModel/List]",
+            f"$em({i}) unit pkt",
+            # Counts from 0: satcc's packet n is ns-2's n - 1 (loss_pattern.py).
+            f"$em({i}) droplist {loss_pattern.ns2_droplist(lost)}",
+            f"$em({i}) drop-target [new Agent/Null]",
+            f"$ns link-lossmodel $em({i}) {src} {dst}",
+        ]
+    return lines
 
 
 _FLOW_LINE = re.compile(r"^flow (\d+) (warm|end) (.*)$")

@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from satcc.studies import ns2
+from satcc.studies import loss_pattern, ns2
 
 # ns-default.tcl: Agent/TFRC headersize_ (useHeaders_ true), TFRCSink
 # packetSize_.
@@ -57,7 +57,9 @@ DUMBBELL_DELAY_S = 0.018
 DUMBBELL_ACCESS_S = 0.001
 # Its TCP: NewReno with delayed ACKs and a 44-packet window, every other
 # parameter as tcp-crosscheck matches them between the two simulators.
-DUMBBELL_TCP = ns2.Case(variant="newreno", window_packets=44)
+# Its receive buffer is one window, as tfrc-crosscheck's results were
+# measured (tcp-crosscheck uses twice the window: docs/tcp-crosscheck.md).
+DUMBBELL_TCP = ns2.Case(variant="newreno", window_packets=44, receive_buffer_packets=44)
 
 
 @dataclass(frozen=True)
@@ -118,13 +120,12 @@ class TfrcCase:
     def loss_lists(self) -> list[tuple[int, ...]]:
         """Per copy, the numbers (from 1) of the data packets it loses."""
         if self.loss_pattern:
-            import numpy as np
-
-            out = []
-            for k in range(self.copies):
-                draws = np.random.default_rng([self.pattern_seed, k]).random(self.pattern_packets)
-                out.append(tuple(int(i) + 1 for i in np.flatnonzero(draws < self.loss_pattern)))
-            return out
+            return [
+                loss_pattern.bernoulli(
+                    self.loss_pattern, self.pattern_packets, (self.pattern_seed, k)
+                )
+                for k in range(self.copies)
+            ]
         return [self.loss_list] * self.copies
 
     @property
@@ -209,8 +210,7 @@ def _path(case: TfrcCase, k: int, seed: int, lost: tuple[int, ...]) -> list[str]
         )
     elif lost:
         # ErrorModel/List counts packets from 0.
-        drops = " ".join(str(i - 1) for i in sorted(lost))
-        lines += _error_model(case, k, "List", f"droplist {{{drops}}}")
+        lines += _error_model(case, k, "List", f"droplist {loss_pattern.ns2_droplist(lost)}")
     lines += _tfrc_agent(case, k)
     lines += [
         f"$ns attach-agent $s({k}) $tf({k}); $ns attach-agent $r({k}) $tfs({k})",
