@@ -5,6 +5,7 @@
 
 import json
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -61,10 +62,18 @@ def call(capsys, *args):
     return status, out, err
 
 
-def test_version(capsys):
+def test_version_names_the_build(capsys):
+    # One line a bug report can quote: release, build id (as stored runs
+    # record it), the loaded core's version, and the interpreter.
+    from satcc import _core
+    from satcc.build import build_id
+
     status, out, _ = call(capsys, "--version")
     assert status == 0
-    assert out.strip() == f"satcc {satcc.__version__}"
+    assert out == (
+        f"satcc {satcc.__version__} (build {build_id()}, core {_core.version()}, "
+        f"Python {platform.python_version()})\n"
+    )
 
 
 def test_help_has_examples(capsys):
