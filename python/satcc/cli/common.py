@@ -97,8 +97,18 @@ def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
         scenario = scenario_module.load(file)
         for text in assignments:
             key, value = parse_assignment(text)
+            refuse_unknown_table(scenario, key, "--set")
             scenario.set(key, value)
     return scenario
+
+
+def refuse_unknown_table(scenario: Any, key: str, option: str) -> None:
+    """`option`'s KEY must go through tables the scenario has: without this,
+    --set 'links.nosuch.rate=...' would create the link and the file would be
+    blamed for the keys it lacks (Scenario.unknown_table)."""
+    unknown = scenario.unknown_table(key)
+    if unknown is not None:
+        raise BadInput(f"bad {option} {key}: {unknown.message(option)}")
 
 
 SET_HELP = (

@@ -17,6 +17,7 @@ from satcc.cli.common import (
     note,
     print_error,
     progress_wanted,
+    refuse_unknown_table,
 )
 from satcc.cli.group import cli
 
@@ -62,7 +63,7 @@ def parse_wall(text: str) -> float:
     epilog="""\b
 Examples:
   satcc sweep examples/mm1.toml --set 'sources.arrivals.rate=range(2, 10, 2) Mbps' --seeds 1..10
-  satcc sweep examples/geo_cbr.toml --set 'links.sat_up.rate=2 Mbps,4 Mbps' \
+  satcc sweep examples/geo_cbr.toml --set 'links.sat.rate=2 Mbps,4 Mbps' \
 --set 'run.seed=1,2'
   satcc sweep examples/mm1.toml --zip 'sources.arrivals.rate=4 Mbps,8 Mbps' \
 --zip 'run.name=light,heavy' --campaign campaigns/mm1-zip
@@ -178,6 +179,11 @@ def sweep(
 
     max_wall_s = parse_wall(max_wall)
     scenario = load_scenario(file, ())
+    for option, texts in (("--set", sets), ("--zip", zips)):
+        for text in texts:
+            key = text.partition("=")[0].strip()
+            if key:  # a malformed KEY=VALUES is the grid's to refuse
+                refuse_unknown_table(scenario, key, f"sweep {option}")
     if executor is None:
         executor = "dask" if scheduler else "local"
     try:
