@@ -176,7 +176,7 @@ def test_sweep_keys_into_an_entry_the_scenario_lacks_are_refused(capsys, good, t
     args = ["sweep", str(good), option, "sources.s12.rate=1 Mbps,2 Mbps", "--campaign", campaign]
     status, _, err = call(capsys, *map(str, args))
     assert status == 2
-    assert f'bad sweep {option} sources.s12.rate: no source named "s12" (did you mean "s1"?' in err
+    assert f'bad {option} sources.s12.rate: no source named "s12" (did you mean "s1"?' in err
     assert "a new source is declared in the scenario file" in err
     assert not campaign.exists()
     with pytest.raises(satcc.ScenarioError, match='no source named "s12"'):

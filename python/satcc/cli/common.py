@@ -102,13 +102,14 @@ def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
     return scenario
 
 
-def refuse_unknown_table(scenario: Any, key: str, option: str) -> None:
+def refuse_unknown_table(scenario: Any, key: str, option: str, whole: bool = True) -> None:
     """`option`'s KEY must go through tables the scenario has: without this,
     --set 'links.nosuch.rate=...' would create the link and the file would be
-    blamed for the keys it lacks (Scenario.unknown_table)."""
+    blamed for the keys it lacks (Scenario.unknown_table). `whole`: the
+    option can set a new entry whole (run's --set; a sweep's takes lists)."""
     unknown = scenario.unknown_table(key)
     if unknown is not None:
-        raise BadInput(f"bad {option} {key}: {unknown.message(option)}")
+        raise BadInput(f"bad {option} {key}: {unknown.message(option, whole=whole)}")
 
 
 SET_HELP = (

@@ -35,6 +35,20 @@ def _sweep_errors() -> Iterator[None]:
         raise BadInput(str(e)) from e
 
 
+def _refuse_unknown_tables(scenario, sets: tuple[str, ...], zips: tuple[str, ...], seeds) -> None:
+    """Each swept key must go through tables the scenario has, named with its
+    option (the sweep itself would refuse it too, naming the first point);
+    a malformed request is refused first, as the grid says."""
+    from satcc.sweeps import grid
+
+    with _sweep_errors():
+        g = grid(list(sets), list(zips), seeds)
+    set_keys = [key for key, _ in g.grid]
+    for key in g.keys:
+        option = "--set" if key in set_keys else "--zip"
+        refuse_unknown_table(scenario, key, option, whole=False)
+
+
 def _say_failures(counts, quiet: bool) -> None:
     for key, error in counts.errors[:5]:
         note(f"run {key} failed: {error}", quiet)
@@ -179,11 +193,7 @@ def sweep(
 
     max_wall_s = parse_wall(max_wall)
     scenario = load_scenario(file, ())
-    for option, texts in (("--set", sets), ("--zip", zips)):
-        for text in texts:
-            key = text.partition("=")[0].strip()
-            if key:  # a malformed KEY=VALUES is the grid's to refuse
-                refuse_unknown_table(scenario, key, f"sweep {option}")
+    _refuse_unknown_tables(scenario, sets, zips, seeds)
     if executor is None:
         executor = "dask" if scheduler else "local"
     try:

@@ -125,18 +125,19 @@ class UnknownTable:
     entry: str | None
     noun: str = ""
 
-    def message(self, option: str | None = None) -> str:
+    def message(self, option: str | None = None, *, whole: bool = True) -> str:
         """The reason and, for an entry, how to add one on purpose: with
-        Scenario.set (no `option`), with the command line's --set, or (for a
-        sweep's --set and --zip, whose values are lists) in the file."""
+        Scenario.set (no `option`) or the command line's `option` (--set)
+        given the whole entry; or, where an option takes lists of values (a
+        sweep's --set and --zip: whole=False), in the scenario file."""
         if self.entry is None:
             return self.reason
-        if option is None:
-            how = f'is set whole, as one table: set("{self.entry}", {{...}})'
-        elif option == "--set":
-            how = f"is set whole, as one table: --set '{self.entry}={{key = value, ...}}'"
-        else:
+        if not whole:
             how = "is declared in the scenario file"
+        elif option is None:
+            how = f'is set whole, as one table: set("{self.entry}", {{...}})'
+        else:
+            how = f"is set whole, as one table: {option} '{self.entry}={{key = value, ...}}'"
         return f"{self.reason}; a new {self.noun} {how}"
 
 
