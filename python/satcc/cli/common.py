@@ -115,5 +115,6 @@ def refuse_unknown_table(scenario: Any, key: str, option: str, whole: bool = Tru
 SET_HELP = (
     "Override one scenario value before validation, e.g. --set 'links.sat.rate=4 Mbps'. "
     "VALUE is read as TOML when it is valid TOML (3, 0.5, true, [..], {..}), else as text. "
-    "Repeatable."
+    "KEY goes through entries the scenario has; a new one is set whole, e.g. "
+    "--set 'nodes.relay={}'. Repeatable."
 )
