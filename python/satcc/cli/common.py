@@ -97,12 +97,24 @@ def load_scenario(file: Path, assignments: tuple[str, ...]) -> Any:
         scenario = scenario_module.load(file)
         for text in assignments:
             key, value = parse_assignment(text)
+            refuse_unknown_table(scenario, key, "--set")
             scenario.set(key, value)
     return scenario
+
+
+def refuse_unknown_table(scenario: Any, key: str, option: str, whole: bool = True) -> None:
+    """`option`'s KEY must go through tables the scenario has: without this,
+    --set 'links.nosuch.rate=...' would create the link and the file would be
+    blamed for the keys it lacks (Scenario.unknown_table). `whole`: the
+    option can set a new entry whole (run's --set; a sweep's takes lists)."""
+    unknown = scenario.unknown_table(key)
+    if unknown is not None:
+        raise BadInput(f"bad {option} {key}: {unknown.message(option, whole=whole)}")
 
 
 SET_HELP = (
     "Override one scenario value before validation, e.g. --set 'links.sat.rate=4 Mbps'. "
     "VALUE is read as TOML when it is valid TOML (3, 0.5, true, [..], {..}), else as text. "
-    "Repeatable."
+    "KEY goes through entries the scenario has; a new one is set whole, e.g. "
+    "--set 'nodes.relay={}'. Repeatable."
 )

@@ -12,10 +12,43 @@ from satcc.cli.common import CONTEXT, EXIT_OK
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
+    click.echo(version_line())
+    ctx.exit(EXIT_OK)
+
+
+def version_line() -> str:
+    """Which satcc this is, in one line: the version says the release, the
+    build id which code computes (the one stored runs carry as
+    `satcc_build`), the core's version which extension module is loaded,
+    and Python which interpreter runs it."""
+    import platform
+
+    from satcc import _core
+    from satcc.build import build_id
+
+    return (
+        f"satcc {_package_version()} (build {build_id()}, core {_core.version()}, "
+        f"Python {platform.python_version()})"
+    )
+
+
+def _package_version() -> str:
+    """The installed distribution's version when it is the package running;
+    otherwise (a source tree on PYTHONPATH, an editable install) the
+    core's, which the build gives the package too."""
+    from importlib import metadata
+    from pathlib import Path
+
     import satcc
 
-    click.echo(f"satcc {satcc.__version__}")
-    ctx.exit(EXIT_OK)
+    try:
+        dist = metadata.distribution("satcc")
+    except metadata.PackageNotFoundError:
+        return satcc.__version__
+    installed = Path(dist.locate_file("satcc/__init__.py"))
+    if installed.is_file() and installed.resolve() == Path(satcc.__file__).resolve():
+        return dist.version
+    return satcc.__version__
 
 
 class EpipeIsAFailure(Exception):
@@ -56,7 +89,7 @@ Exit status: 0 ok, 1 failure (or checks out of tolerance), 2 bad input, 130 inte
     expose_value=False,
     is_eager=True,
     callback=_print_version,
-    help="Print the version and exit.",
+    help="Print the version, build id, core version and Python version, and exit.",
 )
 def cli() -> None:
     """Simulate congestion control over satellite and long-delay networks."""

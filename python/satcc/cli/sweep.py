@@ -17,6 +17,7 @@ from satcc.cli.common import (
     note,
     print_error,
     progress_wanted,
+    refuse_unknown_table,
 )
 from satcc.cli.group import cli
 
@@ -32,6 +33,20 @@ def _sweep_errors() -> Iterator[None]:
         yield
     except (ScenarioError, SweepError, CampaignError) as e:
         raise BadInput(str(e)) from e
+
+
+def _refuse_unknown_tables(scenario, sets: tuple[str, ...], zips: tuple[str, ...], seeds) -> None:
+    """Each swept key must go through tables the scenario has, named with its
+    option (the sweep itself would refuse it too, naming the first point);
+    a malformed request is refused first, as the grid says."""
+    from satcc.sweeps import grid
+
+    with _sweep_errors():
+        g = grid(list(sets), list(zips), seeds)
+    set_keys = [key for key, _ in g.grid]
+    for key in g.keys:
+        option = "--set" if key in set_keys else "--zip"
+        refuse_unknown_table(scenario, key, option, whole=False)
 
 
 def _say_failures(counts, quiet: bool) -> None:
@@ -62,7 +77,7 @@ def parse_wall(text: str) -> float:
     epilog="""\b
 Examples:
   satcc sweep examples/mm1.toml --set 'sources.arrivals.rate=range(2, 10, 2) Mbps' --seeds 1..10
-  satcc sweep examples/geo_cbr.toml --set 'links.sat_up.rate=2 Mbps,4 Mbps' \
+  satcc sweep examples/geo_cbr.toml --set 'links.sat.rate=2 Mbps,4 Mbps' \
 --set 'run.seed=1,2'
   satcc sweep examples/mm1.toml --zip 'sources.arrivals.rate=4 Mbps,8 Mbps' \
 --zip 'run.name=light,heavy' --campaign campaigns/mm1-zip
@@ -178,6 +193,7 @@ def sweep(
 
     max_wall_s = parse_wall(max_wall)
     scenario = load_scenario(file, ())
+    _refuse_unknown_tables(scenario, sets, zips, seeds)
     if executor is None:
         executor = "dask" if scheduler else "local"
     try:

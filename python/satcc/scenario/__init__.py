@@ -21,9 +21,12 @@ a section is its module plus one registry line.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
 import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +36,7 @@ from . import validation
 from .errors import ScenarioError, join_path
 from .toml_writer import to_toml
 
-__all__ = ["Scenario", "ScenarioError", "load", "normalised_json"]
+__all__ = ["Scenario", "ScenarioError", "UnknownTable", "load", "normalised_json"]
 
 
 # No scenario goes deeper than a handful of levels (links.sat.queue.limit is
@@ -98,6 +101,47 @@ def normalised_json(desc: dict) -> str:
     return json.dumps(desc, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+# Names listed after a did-you-mean, at most: a routing study declares
+# thousands of links.
+_NAMES_SHOWN = 20
+
+
+def _nearest(name: str, names: Iterable[str], what: str = "tables") -> str:
+    """' (did you mean "x"? links: a, b, x)': the closest of `names`, then all of them."""
+    listed = sorted(str(n) for n in names)
+    close = difflib.get_close_matches(name, listed, n=1)
+    hint = f'did you mean "{close[0]}"? ' if close else ""
+    shown = ", ".join(listed[:_NAMES_SHOWN])
+    if len(listed) > _NAMES_SHOWN:
+        shown += f", ... ({len(listed)} in all)"
+    return f" ({hint}{what}: {shown})"
+
+
+@dataclass(frozen=True)
+class UnknownTable:
+    """A key path through a table the scenario does not have (Scenario.unknown_table)."""
+
+    reason: str
+    # The entry that can be added whole instead ("links.nosuch"), if any.
+    entry: str | None
+    noun: str = ""
+
+    def message(self, option: str | None = None, *, whole: bool = True) -> str:
+        """The reason and, for an entry, how to add one on purpose: with
+        Scenario.set (no `option`) or the command line's `option` (--set)
+        given the whole entry; or, where an option takes lists of values (a
+        sweep's --set and --zip: whole=False), in the scenario file."""
+        if self.entry is None:
+            return self.reason
+        if not whole:
+            how = "is declared in the scenario file"
+        elif option is None:
+            how = f'is set whole, as one table: set("{self.entry}", {{...}})'
+        else:
+            how = f"is set whole, as one table: {option} '{self.entry}={{key = value, ...}}'"
+        return f"{self.reason}; a new {self.noun} {how}"
+
+
 # ---------------------------------------------------------------------------
 # The public Scenario.
 
@@ -158,11 +202,21 @@ class Scenario:
                 return default
         return value
 
-    def set(self, path: str, value: Any) -> Scenario:
-        """Set the raw value at a dotted key path, creating tables on the way."""
+    def set(self, path: str, value: Any, *, new_entries: bool = True) -> Scenario:
+        """Set the raw value at a dotted key path, creating tables on the way.
+
+        With new_entries=False (the command line's --set, and sweeps) a path
+        through an entry the scenario does not declare is refused (see
+        missing_entry); a new entry can still be set whole, as one table:
+        set("links.new", {"from": "a", ...}).
+        """
         parts = _check_key_path(path, self._source)
         if not all(parts):
             raise ScenarioError(self._source, path, "a key path needs non-empty keys")
+        if not new_entries:
+            unknown = self.unknown_table(path)
+            if unknown is not None:
+                raise ScenarioError(self._source, path, unknown.message())
         _check_tree(value, tuple(parts), self._source)
         table = self._data
         for depth, part in enumerate(parts[:-1]):
@@ -174,6 +228,40 @@ class Scenario:
                 )
         table[parts[-1]] = value
         return self
+
+    def unknown_table(self, path: str) -> UnknownTable | None:
+        """What in `path` this scenario does not have, or None.
+
+        Setting "links.nosuch.rate" would create the link "nosuch" with one
+        key, and validation would then blame the file for the keys that link
+        lacks: a path into a named entry (a link, a source, a node ...) the
+        scenario does not declare is almost always a typo, and so is a
+        top-level table the format does not have. Tables whose names the
+        format fixes (links.X.queue, run.stop_when) may be created on the
+        way, as before; keys inside existing tables are the validator's to
+        check (it names the allowed ones).
+        """
+        from .sections import SECTIONS
+
+        parts = _check_key_path(path, self._source)
+        sections = {section.key: section for section in SECTIONS}
+        section = sections.get(parts[0])
+        if section is None:
+            reason = f'the format has no table "{parts[0]}"' + _nearest(
+                parts[0], sections, "its tables"
+            )
+            return UnknownTable(reason, None)
+        entries = self._data.get(parts[0], {})
+        if not section.named or len(parts) < 3 or not isinstance(entries, dict):
+            return None
+        if parts[1] in entries:
+            return None
+        reason = f'no {section.noun} named "{parts[1]}"'
+        if entries:
+            reason += _nearest(parts[1], entries, section.plural)
+        else:
+            reason += f" (the scenario has no {section.plural})"
+        return UnknownTable(reason, f"{parts[0]}.{parts[1]}", section.noun)
 
     def copy(self) -> Scenario:
         # .data is the caller's to edit, so it may have grown since __init__.
