@@ -791,3 +791,19 @@ def test_run_fails_loudly_when_pdus_went_missing(monkeypatch, capsys, tmp_path):
     assert "conservation 3 UNACCOUNTED" in captured.out
     assert "3 PDUs are unaccounted for" in captured.err
     assert (out / "summary.json").exists(), "the evidence is kept"
+
+
+def test_run_prints_jain_index_under_the_connections_it_is_over(capsys):
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    code, out, _ = call(
+        capsys, "run", str(examples / "dumbbell_geo.toml"), "--set", "run.duration=5 s"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    jain = [i for i, line in enumerate(lines) if line.startswith("Jain's fairness index")]
+    assert len(jain) == 1
+    assert "(TCP connections, goodput)" in lines[jain[0]]
+    # Right under the last connection row, before the links' table.
+    assert lines[jain[0] - 1].startswith("flow15 ")
+    value = float(lines[jain[0]].rsplit(":", 1)[1])
+    assert 0 < value <= 1

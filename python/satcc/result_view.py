@@ -15,19 +15,13 @@ from typing import Any
 
 from satcc import fmt
 from satcc.flow_table import FLOW_KINDS
+from satcc.summary_tables import FAIRNESS as _FAIRNESS
 from satcc.summary_tables import GROUPS
 
 __all__ = ["MAX_ROWS", "conservation", "result_html", "result_text"]
 
 # Rows shown per flow table; the rest are counted (Result.flows() has all).
 MAX_ROWS = 12
-
-# The fairness indices the core adds to a summary (crates/core/src/scenario/fairness.rs).
-_FAIRNESS = {
-    "tcp.jain_goodput": "TCP connections, goodput",
-    "tfrc.jain_goodput": "TFRC flows, goodput",
-    "flows.jain_throughput": "datagram flows, throughput",
-}
 
 
 def conservation(summary: dict[str, Any]) -> tuple[bool | None, str]:

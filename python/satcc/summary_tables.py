@@ -53,6 +53,14 @@ class Group:
         return tuple(c for c in self.columns if c.in_report)
 
 
+# The fairness indices the core adds to a summary when a run has two or more
+# flows of a kind (crates/core/src/scenario/fairness.rs), and what each is over.
+FAIRNESS = {
+    "tcp.jain_goodput": "TCP connections, goodput",
+    "tfrc.jain_goodput": "TFRC flows, goodput",
+    "flows.jain_throughput": "datagram flows, throughput",
+}
+
 GROUPS: tuple[Group, ...] = (
     Group(
         "flows",

@@ -103,6 +103,19 @@ def print_run_summary(result: Any) -> None:
         entities = group.entities(result.summary)
         if entities:
             console.print(_entity_table(group, entities))
+            for line in _fairness_lines(group.prefix, result.summary):
+                console.print(line, markup=False, highlight=False)
+
+
+def _fairness_lines(prefix: str, summary: dict[str, Any]) -> list[str]:
+    """Jain's index under the table of the flows it is over."""
+    from satcc.summary_tables import FAIRNESS
+
+    return [
+        f"Jain's fairness index ({over}): {fmt.number(summary[key], 3)}"
+        for key, over in FAIRNESS.items()
+        if key.startswith(prefix + ".") and summary.get(key) is not None
+    ]
 
 
 def _run_headline(result: Any) -> str:
