@@ -33,6 +33,7 @@ test: $(BIN)/python
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-ns2.sh
 	bash scripts/ensure-emulation-tools.sh
+	bash scripts/ensure-tshark.sh
 	$(BIN)/pytest
 
 # Editable install for development: Python edits apply at once, Rust edits

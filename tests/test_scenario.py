@@ -76,7 +76,7 @@ def test_unknown_top_level_table():
     assert 'did you mean "links"?' in error.reason
     assert (
         "allowed: arrivals, cell_sources, dvb_rcs, emulate, links, nodes, probes, run, sinks, "
-        "sources, tcp, tfrc, tfrc_arrivals, udp_rr" in error.reason
+        "sources, tcp, tfrc, tfrc_arrivals, traces, udp_rr" in error.reason
     )
 
 

@@ -70,6 +70,7 @@ def test_sections_are_in_the_order_errors_are_found_in():
         "cell_sources",
         "emulate",
         "probes",
+        "traces",
     ]
     assert [s.key for s in SECTIONS if not s.named] == ["run"]
 

@@ -224,7 +224,10 @@ def test_unknown_key_gets_a_suggestion():
 
 def test_unknown_top_level_table_suggests_tcp():
     assert_refused(
-        scenario(tpc={}), "tpc", 'did you mean "tcp"?', "sources, tcp, tfrc, tfrc_arrivals, udp_rr)"
+        scenario(tpc={}),
+        "tpc",
+        'did you mean "tcp"?',
+        "sources, tcp, tfrc, tfrc_arrivals, traces, udp_rr)",
     )
 
 

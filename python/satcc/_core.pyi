@@ -22,6 +22,11 @@ class Simulation:
     def series(self) -> list[tuple[str, bytes, bytes]]:
         """Probe series, then the components' end-of-run series: (name,
         times or x, values), each little-endian f64 bytes."""
+    def traces(self) -> list[tuple[str, str, list[tuple[str, bytes]]]]:
+        """Every trace as the run leaves it: (name, report JSON, columns).
+        A capture's one column is "pcap" (the file); a TCP trace's are
+        time_s, cwnd_bytes, ssthresh_bytes, srtt_s, rto_s (little-endian
+        f64) and state (a byte per row, an index into tcp_trace_states())."""
 
 class Emulation:
     """A running emulation: the loop runs on its own thread."""
@@ -37,6 +42,9 @@ class Emulation:
 def version() -> str: ...
 def probe_metrics() -> list[tuple[str, list[str]]]:
     """The probe targets and their metrics, in the scenario format's order."""
+
+def tcp_trace_states() -> list[str]:
+    """The values of a TCP trace's state column, by index."""
 
 def fgn(n: int, hurst: float, seed: int, name: str) -> bytes:
     """n samples of zero-mean, unit-variance fractional Gaussian noise

@@ -36,6 +36,10 @@ SUMMARY_FILE = "summary.json"
 SCENARIO_FILE = "scenario.json"
 RUN_FILE = "run.json"
 SERIES_DIR = "series"
+# TCP traces ([traces.NAME] tcp = ...) as TRACES_DIR/NAME.parquet; a link's
+# capture is NAME.pcap at the top of the folder.
+TRACES_DIR = "traces"
+PCAP_SUFFIX = ".pcap"
 
 # Series names become file names; probe names are [A-Za-z_][A-Za-z0-9_-]* and
 # the runner joins probe and metric with a dot, so this admits every legal
@@ -189,11 +193,42 @@ def _write_contents(result: Any, folder: Path) -> None:
     for name in result.series_names:
         write_series_parquet(result.series(name), series_dir / f"{name}{SERIES_SUFFIX}")
     (folder / RUN_FILE).write_text(_run_json(result), encoding="utf-8")
+    _write_traces(result, folder)
     # Files a run wrote beside its result (an emulation's captures and logs).
     for name, source in sorted(getattr(result, "files", {}).items()):
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
+
+
+def _write_traces(result: Any, folder: Path) -> None:
+    """A link's capture as NAME.pcap, a TCP trace as traces/NAME.parquet."""
+    names = getattr(result, "trace_names", [])
+    tcp = []
+    for name in names:
+        try:
+            data = result.pcap(name)
+        except KeyError:
+            tcp.append(name)
+            continue
+        (folder / f"{name}{PCAP_SUFFIX}").write_bytes(data)
+    if tcp:
+        (folder / TRACES_DIR).mkdir()
+        for name in tcp:
+            write_series_parquet(result.trace(name), folder / TRACES_DIR / f"{name}{SERIES_SUFFIX}")
+
+
+def write_file_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+    """Writes `data` to `path` through a hidden sibling renamed into place:
+    the file is whole or absent, never half-written."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}-{secrets.token_hex(_TOKEN_BYTES)}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _description_json(description: dict[str, Any]) -> str:

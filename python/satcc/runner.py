@@ -62,6 +62,26 @@ class Result:
             frame = self._series[name] = series_frame(*frame)
         return frame.copy()
 
+    @property
+    def trace_names(self) -> list[str]:
+        """The run's traces ([traces.NAME]), pcap and TCP alike."""
+        return list(_traces_of(self))
+
+    def pcap(self, name: str) -> bytes:
+        """The pcap file of trace `name` ([traces.NAME] pcap = "LINK"), as bytes."""
+        return _trace_of(self, name, "pcap")["pcap"]
+
+    def write_pcap(self, name: str, path: str | PathLike) -> None:
+        """Writes the pcap file of trace `name` to `path` (Wireshark opens it)."""
+        from .result_folder import write_file_atomically
+
+        write_file_atomically(path, self.pcap(name))
+
+    def trace(self, name: str) -> pd.DataFrame:
+        """The TCP trace `name` ([traces.NAME] tcp = "CONNECTION"): one row per change,
+        columns time_s, cwnd_bytes, ssthresh_bytes, srtt_s, rto_s and state."""
+        return trace_frame(_trace_of(self, name, "tcp"))
+
     def to_dir(self, path: str | PathLike, overwrite: bool = True):
         """Writes summary.json, series/*.parquet, scenario.json and run.json atomically."""
         from .result_folder import write_result
@@ -126,7 +146,70 @@ def run(
         "events_per_s": sim.events / wall if wall > 0 else float("nan"),
         "sim_time_s": sim.now_ps * 1e-12,
     }
-    return Result(desc, desc["seed"], summary, series, info)
+    traces = sim.traces()
+    if traces:
+        info["traces"] = {name: json.loads(report) for name, report, _ in traces}
+        _warn_incomplete(info["traces"])
+    result = Result(desc, desc["seed"], summary, series, info)
+    result._traces = {name: dict(columns) for name, _, columns in traces}
+    return result
+
+
+class TraceWarning(UserWarning):
+    """A trace left records out: it reached its bound, or its link carried ATM cells."""
+
+
+def _warn_incomplete(reports: dict[str, dict]) -> None:
+    import warnings
+
+    for name, r in reports.items():
+        if r["stopped_by"] is not None:
+            warnings.warn(
+                f"trace {name!r} stopped recording at {r['stopped_at_s']:.6f} s, "
+                f"when its {r['stopped_by']} was reached: {r['records']:,} records kept, "
+                f"{r['not_recorded']:,} left out",
+                TraceWarning,
+                stacklevel=3,
+            )
+        if r.get("cells_not_recorded"):
+            warnings.warn(
+                f"trace {name!r}: link {r['of']!r} carried {r['cells_not_recorded']:,} ATM "
+                "cells, which a pcap of IP packets leaves out",
+                TraceWarning,
+                stacklevel=3,
+            )
+
+
+def _traces_of(result: Result) -> dict[str, dict[str, bytes]]:
+    # A Result built elsewhere (an emulation) has no traces.
+    return getattr(result, "_traces", {})
+
+
+def _trace_of(result: Result, name: str, kind: str) -> dict[str, bytes]:
+    traces = _traces_of(result)
+    columns = traces.get(name)
+    if columns is None or ("pcap" in columns) != (kind == "pcap"):
+        known = [n for n, c in traces.items() if ("pcap" in c) == (kind == "pcap")]
+        what = "pcap trace" if kind == "pcap" else "tcp trace"
+        raise KeyError(f"no {what} named {name!r} ({what}s: {', '.join(known) or 'none'})")
+    return columns
+
+
+def trace_frame(columns: dict[str, bytes]) -> pd.DataFrame:
+    """A TCP trace from the core's columns; `state` a categorical of the sender's phases."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            key: np.frombuffer(columns[key], dtype="<f8").copy()
+            for key in ("time_s", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s")
+        }
+    )
+    states = _core.tcp_trace_states()
+    codes = np.frombuffer(columns["state"], dtype=np.uint8).astype(np.int8)
+    frame["state"] = pd.Categorical.from_codes(codes, categories=states)
+    return frame
 
 
 def series_frame(times: bytes, values: bytes) -> pd.DataFrame:

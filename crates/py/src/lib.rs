@@ -8,6 +8,7 @@ use pyo3::types::PyBytes;
 use satcc_core::apps::fgn::paxson_fgn;
 use satcc_core::engine::{Check, ConfigError, RngStream};
 use satcc_core::satmac::{FrameConfig, Skyplex};
+use satcc_core::scenario::world::traces::{TcpColumns, TraceData};
 use satcc_core::scenario::{summary, Description, World};
 use satcc_emu::{EmuConfig, Emulator};
 use std::sync::atomic::Ordering;
@@ -94,6 +95,43 @@ impl Simulation {
             .map(|(name, x, v)| (name.clone(), bytes(x), bytes(v)));
         probes.chain(ended).collect()
     }
+
+    /// Every trace as the run leaves it, in description order: (name,
+    /// report JSON, columns). A capture's one column is "pcap", the file's
+    /// bytes; a TCP trace's are time_s, cwnd_bytes, ssthresh_bytes, srtt_s
+    /// and rto_s (little-endian f64 bytes) and state (one byte per row, an
+    /// index into `tcp_trace_states()`). Built with the GIL released: a
+    /// capture's headers are synthesised here.
+    fn traces<'py>(&self, py: Python<'py>) -> Vec<(String, String, TraceColumns<'py>)> {
+        let world = &self.world;
+        let outputs = py.detach(|| world.traces());
+        outputs
+            .into_iter()
+            .map(|t| {
+                let report = serde_json::to_string(&t.report).expect("a report serialises");
+                let columns = match &t.data {
+                    TraceData::Pcap(file) => vec![("pcap", PyBytes::new(py, file))],
+                    TraceData::Tcp(c) => tcp_columns(py, c),
+                };
+                (t.name, report, columns)
+            })
+            .collect()
+    }
+}
+
+/// A trace's columns: (name, bytes).
+type TraceColumns<'py> = Vec<(&'static str, Bound<'py, PyBytes>)>;
+
+fn tcp_columns<'py>(py: Python<'py>, c: &TcpColumns) -> TraceColumns<'py> {
+    let f = |xs: &[f64]| PyBytes::new(py, &f64_bytes(xs));
+    vec![
+        ("time_s", f(&c.time_s)),
+        ("cwnd_bytes", f(&c.cwnd_bytes)),
+        ("ssthresh_bytes", f(&c.ssthresh_bytes)),
+        ("srtt_s", f(&c.srtt_s)),
+        ("rto_s", f(&c.rto_s)),
+        ("state", PyBytes::new(py, &c.state)),
+    ]
 }
 
 /// A running emulation (`satcc emulate`): the loop runs on its own thread;
@@ -183,6 +221,12 @@ fn refused(py: Python<'_>, e: ConfigError) -> PyErr {
 
 fn f64_bytes(xs: &[f64]) -> Vec<u8> {
     xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The values of a TCP trace's `state` column, by index.
+#[pyfunction]
+fn tcp_trace_states() -> Vec<&'static str> {
+    TcpColumns::STATES.to_vec()
 }
 
 #[pyfunction]
@@ -290,6 +334,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_description, m)?)?;
     m.add_function(wrap_pyfunction!(fgn, m)?)?;
     m.add_function(wrap_pyfunction!(probe_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_trace_states, m)?)?;
     m.add_function(wrap_pyfunction!(skyplex_frame, m)?)?;
     m.add_function(wrap_pyfunction!(frame_timing, m)?)?;
     m.add_function(wrap_pyfunction!(panic_for_test, m)?)?;

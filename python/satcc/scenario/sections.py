@@ -22,6 +22,7 @@ from . import (
     tcp,
     tfrc,
     tfrc_arrivals,
+    traces,
     udp_rr,
 )
 from .tables import Section
@@ -41,4 +42,5 @@ SECTIONS: tuple[Section, ...] = (
     cell_sources.SECTION,
     emulate.SECTION,
     probes.SECTION,
+    traces.SECTION,
 )

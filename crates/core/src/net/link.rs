@@ -9,6 +9,7 @@
 //! it in simulation; a real-time clock can drive the very same code.
 
 use super::capacity::CapacityProcess;
+use super::capture::{Capture, Captured};
 use super::delay_line::DelayLine;
 use super::error_model::ErrorModel;
 use super::framing::Framing;
@@ -85,6 +86,9 @@ pub struct Link {
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
     errored: Vec<u32>,
+    /// The PDUs put on the wire, when a trace captures the link; boxed, so
+    /// that a link without one grows by a pointer only.
+    capture: Option<Box<Capture>>,
 }
 
 impl Link {
@@ -118,7 +122,21 @@ impl Link {
             capacity_since: Time::ZERO,
             stats: LinkStats::default(),
             errored: Vec::new(),
+            capture: None,
         }
+    }
+
+    /// Records every PDU this link starts to transmit from now on, up to
+    /// `max_packets` of them (`net::capture`).
+    pub(crate) fn capture(&mut self, max_packets: u64) {
+        self.capture = Some(Box::new(Capture::new(max_packets)));
+    }
+
+    /// What the capture holds at `now`, the end of the run: the
+    /// transmissions that started and ended (`Capture::view`).
+    pub(crate) fn captured(&self, now: Time) -> Option<Captured<'_>> {
+        let c = self.capture.as_deref()?;
+        Some(c.view(self.transmitting(now)))
     }
 
     /// The link with this framing: every PDU is sent, and exposed to bit
@@ -277,6 +295,9 @@ impl Link {
 
     fn start_tx(&mut self, now: Time, pdu: Pdu) {
         self.stats.wait.record(now.since(pdu.enqueued).ps());
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.record(now, &pdu);
+        }
         let wire_bytes = self.framing.wire_bytes(pdu.bytes);
         let end = now + self.tx_time(wire_bytes);
         let delivered = !self.errors.corrupts(wire_bytes);

@@ -4,6 +4,7 @@
 //! host to the network.
 
 pub mod capacity;
+pub(crate) mod capture;
 pub(crate) mod delay_line;
 pub mod error_model;
 pub mod explicit_rate;
@@ -12,6 +13,7 @@ pub(crate) mod iface;
 pub(crate) mod link;
 pub(crate) mod link_stats;
 pub mod node;
+pub(crate) mod pcap;
 pub(crate) mod pdu;
 pub(crate) mod port;
 pub mod queue;

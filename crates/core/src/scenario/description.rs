@@ -8,7 +8,7 @@
 
 use super::world::{
     arrivals, cell_sources, dvb_rcs, emulated, links, probes, sources, tcp, tfrc, tfrc_arrivals,
-    udp_rr,
+    traces, udp_rr,
 };
 use super::BuildError;
 use serde::{Deserialize, Serialize};
@@ -72,6 +72,10 @@ pub struct Description {
     /// (`[cell_sources.NAME]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cell_sources: Vec<cell_sources::CellSourcesDesc>,
+    /// Packet captures of links and event-driven traces of TCP senders
+    /// (`[traces.NAME]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<traces::TraceDesc>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -127,7 +127,7 @@ pub(crate) struct FlowArrivals {
     /// [client, server] nodes.
     pub(crate) nodes: [u32; 2],
     /// Each live flow's own pair of flow ids (data, ACKs).
-    flows: FlowPool,
+    pub(crate) flows: FlowPool,
     size: FlowSize,
     mean_gap_ps: f64,
     stop: Time,

@@ -132,6 +132,7 @@ impl World {
         let cells = b.cell_sources()?;
         let host_shapers = b.emulated()?;
         b.probes()?;
+        b.traces()?;
         b.w.stop_when = match &d.stop_when {
             None => None,
             Some(s) => Some(b.stop_condition(s)?),
@@ -191,6 +192,7 @@ impl World {
             reg: Registry::default(),
             flows: Vec::new(),
             probes: Vec::new(),
+            traces: Vec::new(),
             sampler: Sampler {
                 slot: 0,
                 interval: Duration(d.sample_interval_ps),

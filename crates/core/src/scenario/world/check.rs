@@ -56,6 +56,9 @@ impl Check for Description {
             c.check()
                 .map_err(|e| e.within(&at("cell_sources", &c.name)))?;
         }
+        for t in &self.traces {
+            t.check().map_err(|e| e.within(&at("traces", &t.name)))?;
+        }
         Ok(())
     }
 }

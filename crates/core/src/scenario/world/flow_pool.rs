@@ -64,6 +64,11 @@ impl FlowPool {
         })
     }
 
+    /// The first id of every pair the class holds.
+    pub(crate) fn firsts(&self) -> &[u32] {
+        &self.owned
+    }
+
     /// Pairs held: the most flows of the class alive at once.
     #[cfg(test)]
     pub(crate) fn pairs(&self) -> usize {

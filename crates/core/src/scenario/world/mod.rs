@@ -38,6 +38,7 @@ pub(crate) mod sources;
 pub mod tcp;
 pub(crate) mod tfrc;
 pub mod tfrc_arrivals;
+pub mod traces;
 pub(crate) mod udp_rr;
 
 use crate::apps::FlowRecord;
@@ -121,6 +122,8 @@ pub struct World {
     pub(crate) flows: Vec<FlowRecord>,
     /// The probes and the series they have sampled so far.
     pub probes: Vec<Probe>,
+    /// The traces (`traces`): what each records and where it is kept.
+    pub(crate) traces: Vec<traces::Trace>,
     sampler: Sampler,
     pub(crate) counts: Counts,
     scratch: Scratch,

@@ -16,6 +16,7 @@ use crate::engine::{Check, ConfigError};
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
+use crate::transport::tcp::trace::TcpTrace;
 use crate::transport::tcp::{Endpoint, TcpConfig, TcpSocket};
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +100,8 @@ pub(crate) struct TcpConn {
     pub(crate) vcs: Option<u32>,
     /// The sender's rate-controlled segmentation buffer, if any.
     pub(crate) shaper: Option<u32>,
+    /// The client's cwnd and RTT as they change, when a trace asks.
+    pub(crate) trace: Option<Box<TcpTrace>>,
     outs: [Vec<Pdu>; 2],
 }
 
@@ -148,6 +151,7 @@ impl TcpConn {
             ifaces,
             vcs: None,
             shaper: None,
+            trace: None,
             outs: [Vec::new(), Vec::new()],
         }
     }
@@ -167,6 +171,9 @@ impl TcpConn {
             for p in self.outs[side].drain(..) {
                 self.ifaces[side].send(cx.out, p);
             }
+        }
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.observe(now, &self.sockets[0]);
         }
         // A flow of a class is done once its data is delivered and the
         // sender has seen it acknowledged.

@@ -10,6 +10,7 @@
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
+//! - `trace`: a sender's cwnd, ssthresh, phase, srtt and RTO as they change
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
@@ -18,6 +19,7 @@ pub(crate) mod rtt;
 pub(crate) mod scoreboard;
 pub(crate) mod seq;
 pub(crate) mod socket;
+pub(crate) mod trace;
 
 pub use socket::{Endpoint, TcpSocket, TcpStats};
 

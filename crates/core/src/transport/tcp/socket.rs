@@ -247,6 +247,10 @@ impl TcpSocket {
     pub(crate) fn advertised_window(&self) -> u64 {
         self.cfg.receive_buffer.saturating_sub(self.rx.held_bytes())
     }
+    /// The connection's parameters.
+    pub(crate) fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
     pub(crate) fn in_recovery(&self) -> bool {
         matches!(self.recovery, Recovery::Fast { .. })
     }
