@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-
 from satcc import figure_style, seed_bands
 from satcc.report import campaign_data, campaign_figures
 from satcc.studies import plots
@@ -163,8 +162,9 @@ def test_many_seeds_give_the_t_interval_cut_at_the_bound():
     assert b.low == pytest.approx(mean - half)
     assert b.high == 1.0
     # Where it crosses no bound it is the t interval itself.
-    wide = seed_bands.band([0.4, 0.5, 0.45, 0.55, 0.5], seed_bands.FRACTION)
-    assert wide.high - wide.mean == pytest.approx(confidence_half_width([0.4, 0.5, 0.45, 0.55, 0.5]))
+    middle = [0.4, 0.5, 0.45, 0.55, 0.5]
+    wide = seed_bands.band(middle, seed_bands.FRACTION)
+    assert wide.high - wide.mean == pytest.approx(confidence_half_width(middle))
 
 
 def test_one_seed_has_no_band_and_no_seed_has_no_mean():
@@ -181,7 +181,8 @@ def test_bad_bounds_are_refused():
 def test_the_caption_says_what_the_bars_are():
     bounds = seed_bands.FRACTION
     assert seed_bands.describe([2, 2], bounds) == "bars: min-max over 2 seeds"
-    assert seed_bands.describe([5], bounds) == "bars: 95 % Student-t CI over 5 seeds, cut at 0 and 1"
+    t_text = "bars: 95 % Student-t CI over 5 seeds, cut at 0 and 1"
+    assert seed_bands.describe([5], bounds) == t_text
     assert seed_bands.describe([5], seed_bands.NONNEGATIVE).endswith("cut at 0")
     assert seed_bands.describe([1, 1], bounds).startswith("one seed per point")
     mixed = seed_bands.describe([2, 3, 5], bounds)

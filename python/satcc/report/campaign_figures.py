@@ -109,7 +109,7 @@ def _column_figure(
     if series > 1:
         figure_style.legend(ax, fontsize=7.5)
     band = seed_bands.describe(counts, bounds)
-    caption = f"{group.entity} {column.header} vs {x_axis.parameter}: mean over seeds; {band}."
+    caption = f"{what[0].upper() + what[1:]}: mean over seeds; {band}."
     if truncated:
         caption += f" Only the first {MAX_SERIES} series are drawn."
     alt = f"{group.prefix} {column.header} vs {x_axis.parameter}"
