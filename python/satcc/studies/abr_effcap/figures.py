@@ -123,8 +123,10 @@ def _figs_8_to_14(pp: pd.DataFrame, out: Path, quick: bool) -> list[str]:
             if len(psis):
                 cons, opt = _analysis(psis, buffer, analysis)
                 ax = f.ax
-                ax.plot(psis, cons, "--", color=colour, label=f"conservative analysis, {buffer}")
-                ax.plot(psis, opt, ":", color=colour, label=f"optimistic analysis, {buffer}")
+                ax.plot(
+                    psis, cons, "--", color=colour, label=f"conservative analysis, buffer {buffer}"
+                )
+                ax.plot(psis, opt, ":", color=colour, label=f"optimistic analysis, buffer {buffer}")
         caption = (
             f"As the paper's {paper}: the efficiency of {SCHEME_WORDS[scheme]} against τ/Δ "
             "at Δ = 200 ms, simulated and from the section 3 Markov renewal analysis "
