@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from satcc import fmt, summary_tables
+from satcc import fmt, seed_bands, summary_tables
 from satcc.fslocks import flocked
 from satcc.store import READERS_FILE
 from satcc.summary_tables import Column, Group
@@ -180,13 +180,47 @@ def aggregate_points(data: CampaignData) -> tuple[list[tuple], dict[tuple, pd.Da
 
 
 def seed_mean_ci(values: pd.Series) -> tuple[float, float, int]:
+    """(mean, Student-t CI half-width, n) over the finite seeds: the tables'
+    numbers, shown with their n."""
     from satcc.studies.compare import confidence_half_width
 
-    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    x = x[np.isfinite(x)]
+    x = _finite(values)
     if not len(x):
         return math.nan, math.nan, 0
     return float(x.mean()), confidence_half_width(x), len(x)
+
+
+# What the report columns can be (satcc.summary_tables): counts, rates,
+# times, shares (kind "percent", held as fractions) and numbers of the same
+# sort (a mean queue, transactions per second). None goes below 0, and no
+# share above 1: a band over seeds is kept inside.
+KIND_BOUNDS: dict[str, seed_bands.Bounds] = {
+    "count": seed_bands.NONNEGATIVE,
+    "rate": seed_bands.NONNEGATIVE,
+    "time": seed_bands.NONNEGATIVE,
+    "number": seed_bands.NONNEGATIVE,
+    "percent": seed_bands.FRACTION,
+}
+
+
+def column_bounds(column: Column) -> seed_bands.Bounds:
+    try:
+        return KIND_BOUNDS[column.kind]
+    except KeyError:
+        raise ValueError(
+            f"report column {column.header!r}: no physical bounds known for kind {column.kind!r}"
+        ) from None
+
+
+def seed_band(values: pd.Series, bounds: seed_bands.Bounds) -> seed_bands.Band:
+    """The band a figure draws over the finite seeds (satcc.seed_bands):
+    min-max for few seeds, else the t interval cut at `bounds`."""
+    return seed_bands.band(_finite(values), bounds)
+
+
+def _finite(values: pd.Series) -> np.ndarray:
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    return x[np.isfinite(x)]
 
 
 def report_columns(summary: pd.DataFrame) -> dict[Group, dict[Column, dict[str, str]]]:

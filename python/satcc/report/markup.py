@@ -157,19 +157,14 @@ def _data_uri(png: bytes) -> str:
 
 
 def new_figure(width: float, height: float) -> Any:
-    # The object API with an Agg canvas: no pyplot, no global backend state,
-    # safe in a headless process and in threads.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    # satcc's house style (satcc.figure_style): the object API on an Agg
+    # canvas, no pyplot and no global backend state.
+    from satcc import figure_style
 
-    fig = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
+    return figure_style.blank_figure(width, height)
 
 
 def style_axes(ax: Any) -> None:
-    ax.grid(True, color="#e3e6ea", linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.tick_params(labelsize=8.5)
+    from satcc import figure_style
+
+    figure_style.style_axes(ax)

@@ -1,7 +1,8 @@
 """The curves and the claims table of the abr-effcap study: each figure
-group as CSV and PNG with the paper's axes (efficiency against τ/Δ, Δ or
-M), the section 3 analysis beside the simulation in Figs. 8-9, and the
-paper's claims checked one by one on the measured numbers."""
+group as CSV, PNG and SVG with the paper's axes (efficiency against τ/Δ,
+Δ or M), the section 3 analysis beside the simulation in Figs. 8-9, and
+the paper's claims checked one by one on the measured numbers. Bands over
+seeds stay within [0, 1]: an efficiency cannot leave it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from satcc import figure_style, seed_bands
 from satcc.analysis.effcap import efficiency_bounds
 from satcc.console import table_console
 from satcc.studies import plots
@@ -22,22 +24,42 @@ from satcc.studies.present import write_atomic
 from satcc.studies.spec import RunSpec
 
 LOW_FRACTION = study.LOW_BPS / (study.HIGH_BPS + study.LOW_BPS) * 2
+EFFICIENCY = "efficiency (TCP throughput / mean capacity)"
+# Efficiency is throughput over the mean capacity: a band over seeds stays
+# within [0, 1] (satcc.seed_bands).
+BOUNDS = {m: seed_bands.FRACTION for m in ("efficiency", "efficiency_1", "efficiency_2")}
+SIMULATED = (
+    "Markers: satcc's simulation, mean over seeds of the efficiency of one "
+    "{transfer} transfer (TCP/IP headers counted) over the mean capacity 75 KB/s."
+)
 
 
-def _figure(xlabel: str):
-    return plots.figure(xlabel, "efficiency (TCP throughput / mean capacity)")
+class _Figure:
+    """One efficiency figure being drawn: its axes and the seed counts of
+    the simulated points on it, for the caption."""
 
+    def __init__(self, xlabel: str, log_x: bool = True) -> None:
+        self.fig, self.ax = plots.figure(xlabel, EFFICIENCY)
+        if log_x:
+            self.ax.set_xscale("log")
+            figure_style.plain_log_ticks(self.ax.xaxis)
+        self.counts: list[int] = []
 
-def _save(fig, ax, path: Path) -> str:
-    ax.legend(fontsize=8)
-    return plots.save_png(fig, path)
+    def curve(self, frame: pd.DataFrame, x: str, label: str, y: str = "efficiency", **style):
+        self.counts += plots.banded(self.ax, frame, x, y, label, capsize=3, **style)
 
-
-def _curve(ax, frame: pd.DataFrame, x: str, label: str, y: str = "efficiency") -> None:
-    frame = frame.sort_values(x)
-    if frame.empty:
-        return
-    ax.errorbar(frame[x], frame[y], yerr=frame[f"{y}_ci"], marker="o", capsize=3, label=label)
+    def save(self, path: Path, what: str, condition: str, caption: str, quick: bool) -> list[str]:
+        plots.title(self.fig, what, condition)
+        plots.legend(self.ax)
+        transfer = f"{(study.QUICK_TRANSFER if quick else study.TRANSFER) / 1e6:g} MB"
+        text = " ".join(
+            (
+                caption,
+                SIMULATED.format(transfer=transfer),
+                plots.band_caption(self.counts, seed_bands.FRACTION),
+            )
+        )
+        return plots.save_figure(self.fig, path, text)
 
 
 def _select(pp: pd.DataFrame, **where: Any) -> pd.DataFrame:
@@ -52,12 +74,13 @@ def write(
 ) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     pp = study.per_point(specs, summaries)
+    pp = plots.with_seed_bands(pp, specs, summaries, study.metrics, BOUNDS)
     written = ["points.csv"]
     write_atomic(out / "points.csv", pp.to_csv(index=False, lineterminator="\n"))
-    written += _figs_8_to_14(pp, out)
+    written += _figs_8_to_14(pp, out, quick)
     if not quick:
-        written += _figs_16_to_19(pp, out)
-        written += _figs_20_to_23(pp, out)
+        written += _figs_16_to_19(pp, out, quick)
+        written += _figs_20_to_23(pp, out, quick)
     claims = claims_table(pp, quick)
     write_atomic(out / "claims.csv", claims.to_csv(index=False, lineterminator="\n"))
     written.append("claims.csv")
@@ -70,79 +93,162 @@ def _analysis(psis: np.ndarray, buffer: int, scheme: str) -> tuple[np.ndarray, n
     return np.array([r.conservative for r in rows]), np.array([r.optimistic for r in rows])
 
 
-def _figs_8_to_14(pp: pd.DataFrame, out: Path) -> list[str]:
+TAU_OVER_DELTA = "mean time per capacity state / round-trip delay (τ/Δ)"
+SCHEME_SHORT = {"instcap": "instcap feedback", "alone": "TCP alone"}
+SCHEME_WORDS = {
+    "instcap": "TCP over ABR with instcap feedback",
+    "alone": "TCP alone (no rate control)",
+    "effcap": "TCP over ABR with effcap feedback",
+}
+
+
+def _figs_8_to_14(pp: pd.DataFrame, out: Path, quick: bool) -> list[str]:
     written = []
     a = _select(pp, group="a", delta_ms="200")
     psis = np.array(sorted(p for p in a["psi"].unique() if p >= 1))
-    for name, scheme, analysis in (("fig8", "instcap", "instcap"), ("fig9", "alone", "tcp_alone")):
-        fig, ax = _figure("mean time per state / round-trip delay (τ/Δ)")
-        ax.set_xscale("log")
+    colours = dict(zip((10, 12), figure_style.COLOURS, strict=False))
+    for name, scheme, analysis, paper in (
+        ("fig8", "instcap", "instcap", "Fig. 8"),
+        ("fig9", "alone", "tcp_alone", "Fig. 9"),
+    ):
+        f = _Figure(TAU_OVER_DELTA)
         for buffer in (10, 12):
-            _curve(
-                ax, _select(a, scheme=scheme, buffer=buffer), "psi", f"simulation, {buffer} packets"
+            colour = colours[buffer]
+            f.curve(
+                _select(a, scheme=scheme, buffer=buffer),
+                "psi",
+                f"simulation, buffer {buffer} packets",
+                color=colour,
             )
             if len(psis):
                 cons, opt = _analysis(psis, buffer, analysis)
-                ax.plot(psis, cons, "--", label=f"conservative analysis, {buffer} packets")
-                ax.plot(psis, opt, ":", label=f"optimistic analysis, {buffer} packets")
-        written.append(_save(fig, ax, out / f"{name}_{scheme}_analysis.png"))
-    fig, ax = _figure("τ/Δ")
-    ax.set_xscale("log")
-    for buffer in (8, 12):
+                ax = f.ax
+                ax.plot(
+                    psis, cons, "--", color=colour, label=f"conservative analysis, buffer {buffer}"
+                )
+                ax.plot(psis, opt, ":", color=colour, label=f"optimistic analysis, buffer {buffer}")
+        caption = (
+            f"As the paper's {paper}: the efficiency of {SCHEME_WORDS[scheme]} against τ/Δ "
+            "at Δ = 200 ms, simulated and from the section 3 Markov renewal analysis "
+            "(satcc.analysis.effcap; dashed: conservative, dotted: optimistic), "
+            "analysis drawn for τ/Δ ≥ 1."
+        )
+        written += f.save(
+            out / f"{name}_{scheme}_analysis.png",
+            f"{SCHEME_SHORT[scheme]}, simulation and analysis",
+            "Δ = 200 ms",
+            caption,
+            quick,
+        )
+    f = _Figure(TAU_OVER_DELTA)
+    for buffer, colour in zip((8, 12), figure_style.COLOURS, strict=False):
         for scheme in ("alone", "instcap"):
-            _curve(
-                ax, _select(a, scheme=scheme, buffer=buffer), "psi", f"{scheme}, {buffer} packets"
+            f.curve(
+                _select(a, scheme=scheme, buffer=buffer),
+                "psi",
+                f"{'TCP alone' if scheme == 'alone' else scheme}, buffer {buffer} packets",
+                linestyle="-" if scheme == "instcap" else "--",
+                color=colour,
             )
-    written.append(_save(fig, ax, out / "fig10_alone_vs_instcap.png"))
+    written += f.save(
+        out / "fig10_alone_vs_instcap.png",
+        "TCP alone against instcap feedback",
+        "Δ = 200 ms",
+        "As the paper's Fig. 10: efficiency against τ/Δ with and without ABR rate control "
+        "(solid: instcap, dashed: TCP alone; one colour per buffer size).",
+        quick,
+    )
     c = _select(pp, group="c", delta_ms="200")
     for buffer in (8, 10, 12):
         if _select(c, buffer=buffer).empty:
             continue
-        fig, ax = _figure("τ/Δ")
-        ax.set_xscale("log")
-        _curve(ax, _select(a, scheme="instcap", buffer=buffer), "psi", "instcap")
-        _curve(ax, _select(c, buffer=buffer), "psi", "effcap (M = Δ/T, N = 8Δ/T)")
-        ax.axhline(LOW_FRACTION, color="grey", lw=0.8, label="low-rate fraction")
-        written.append(_save(fig, ax, out / f"fig11_14_instcap_vs_effcap_{buffer}.png"))
+        f = _Figure(TAU_OVER_DELTA)
+        f.curve(_select(a, scheme="instcap", buffer=buffer), "psi", "instcap")
+        f.curve(_select(c, buffer=buffer), "psi", "effcap (M = Δ/T, N = 8Δ/T)")
+        f.ax.axhline(
+            LOW_FRACTION, color="grey", lw=0.8, label="low-rate fraction of the mean capacity"
+        )
+        written += f.save(
+            out / f"fig11_14_instcap_vs_effcap_{buffer}.png",
+            "instcap against effcap feedback",
+            f"Δ = 200 ms, buffer {buffer} packets",
+            "As the paper's Figs. 11-14: efficiency against τ/Δ under the two ABR feedback "
+            "schemes (effcap with M = Δ/T samples per block, N = 8Δ/T blocks, T = 30 ms); "
+            f"grey line: the low rate's share of the mean capacity ({LOW_FRACTION:.3f}).",
+            quick,
+        )
     return written
 
 
-def _figs_16_to_19(pp: pd.DataFrame, out: Path) -> list[str]:
+def _figs_16_to_19(pp: pd.DataFrame, out: Path, quick: bool) -> list[str]:
     written = []
     d = _select(pp, group="d-delta").copy()
     d["delta_s"] = d["delta_ms"].astype(float) / 1e3
     d["tau_s"] = d["psi"] * d["delta_s"]
-    for tau, name in ((1.0, "fig16"), (0.1, "fig17")):
-        fig, ax = _figure("round-trip delay Δ (s)")
+    for tau, name, paper in ((1.0, "fig16", "Fig. 16"), (0.1, "fig17", "Fig. 17")):
+        f = _Figure("round-trip delay Δ (s)", log_x=False)
         for scheme in ("instcap", "effcap"):
             sel = d[np.isclose(d["tau_s"], tau) & (d["scheme"] == scheme)]
-            _curve(ax, sel, "delta_s", f"{scheme}, τ = {tau * 1e3:g} ms")
-        written.append(_save(fig, ax, out / f"{name}_delta_tau{tau * 1e3:g}ms.png"))
-    for rule, name in (("fixed", "fig18"), ("12delta", "fig19")):
+            f.curve(sel, "delta_s", scheme)
+        written += f.save(
+            out / f"{name}_delta_tau{tau * 1e3:g}ms.png",
+            "efficiency against the round-trip delay",
+            f"τ = {tau * 1e3:g} ms",
+            f"As the paper's {paper}: efficiency of TCP over ABR against Δ at a fixed mean "
+            f"time per capacity state τ = {tau * 1e3:g} ms.",
+            quick,
+        )
+    for rule, name, paper, words in (
+        ("fixed", "fig18", "Fig. 18", "n fixed"),
+        ("12delta", "fig19", "Fig. 19", "M × n spanning 12Δ"),
+    ):
         m = _select(pp, group=f"d-M-{rule}").copy()
         m["M"] = m["blocks"].str.split("x").str[0].astype(int)
-        fig, ax = _figure("M (measurement intervals per block)")
+        f = _Figure("M (measurement intervals per block)", log_x=False)
         for delta in sorted(m["delta_ms"].unique(), key=float):
             for psi in sorted(m["psi"].unique()):
                 sel = m[(m["delta_ms"] == delta) & (m["psi"] == psi)]
-                _curve(ax, sel, "M", f"Δ = {delta} ms, τ/Δ = {psi:g}")
-        written.append(_save(fig, ax, out / f"{name}_M_n_{rule}.png"))
+                f.curve(sel, "M", f"Δ = {delta} ms, τ/Δ = {psi:g}")
+        written += f.save(
+            out / f"{name}_M_n_{rule}.png",
+            "effcap's efficiency against M",
+            words,
+            f"As the paper's {paper}: efficiency of TCP over ABR with effcap feedback against "
+            f"the number M of 30 ms capacity samples per block ({words}).",
+            quick,
+        )
     return written
 
 
-def _figs_20_to_23(pp: pd.DataFrame, out: Path) -> list[str]:
+CASE_WORDS = {
+    1.0: "effcap's M, N from each session's Δ",
+    2.0: "effcap's M, N from the mean Δ",
+}
+
+
+def _figs_20_to_23(pp: pd.DataFrame, out: Path, quick: bool) -> list[str]:
     written = []
     e = _select(pp, group="e")
-    for case, name in ((1.0, "fig20_22"), (2.0, "fig21_23")):
-        fig, ax = _figure("τ / larger Δ")
-        ax.set_xscale("log")
+    for case, name, paper in (
+        (1.0, "fig20_22", "Figs. 20 and 22"),
+        (2.0, "fig21_23", "Figs. 21 and 23"),
+    ):
+        f = _Figure("mean time per capacity state / larger round-trip delay (τ/Δ)")
         sel = e[(e["scheme"] == "effcap") & (e["case"] == case)]
-        _curve(ax, sel, "psi", "effcap, session 1 (240 ms)", "efficiency_1")
-        _curve(ax, sel, "psi", "effcap, session 2 (360 ms)", "efficiency_2")
+        f.curve(sel, "psi", "effcap, session 1 (Δ = 240 ms)", "efficiency_1")
+        f.curve(sel, "psi", "effcap, session 2 (Δ = 360 ms)", "efficiency_2")
         alone = e[e["scheme"] == "alone"]
-        _curve(ax, alone, "psi", "TCP alone, session 1", "efficiency_1")
-        _curve(ax, alone, "psi", "TCP alone, session 2", "efficiency_2")
-        written.append(_save(fig, ax, out / f"{name}_two_sessions_case{case:g}.png"))
+        f.curve(alone, "psi", "TCP alone, session 1", "efficiency_1", linestyle="--")
+        f.curve(alone, "psi", "TCP alone, session 2", "efficiency_2", linestyle="--")
+        written += f.save(
+            out / f"{name}_two_sessions_case{case:g}.png",
+            "two TCP sessions sharing the bottleneck",
+            CASE_WORDS[case],
+            f"As the paper's {paper}: each session's share of the mean capacity against τ/Δ "
+            "of the larger Δ, sessions of Δ = 240 and 360 ms through an 18-packet buffer, "
+            "under effcap feedback and without rate control (dashed).",
+            quick,
+        )
     return written
 
 

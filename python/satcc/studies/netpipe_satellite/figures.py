@@ -1,5 +1,5 @@
 """The curves of the netpipe-satellite study: the paper's table at 400 ms
-and Figs. 1 (network signature), 2, 3, 4 and 5, as CSV and PNG."""
+and Figs. 1 (network signature), 2, 3, 4 and 5, as CSV, PNG and SVG."""
 
 from __future__ import annotations
 
@@ -9,19 +9,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from satcc import seed_bands
 from satcc.analysis.netpipe import NETPIPE_MBIT
 from satcc.studies import plots
 from satcc.studies.netpipe_satellite import model as study
 from satcc.studies.present import write_atomic
 from satcc.studies.spec import RunSpec
 
-
-def _figure():
-    return plots.figure()
+SIMULATED = "satcc's simulation of the paper's testbed (NetPIPE 2.x's ping-pong over TCP)"
 
 
-def _save(fig, path: Path) -> None:
-    plots.save_png(fig, path)
+def _save(fig, ax, path: Path, what: str, condition: str, caption: str) -> list[str]:
+    plots.title(fig, what, condition)
+    plots.legend(ax)
+    return plots.save_figure(fig, path, caption)
 
 
 def _csv(frame: pd.DataFrame, path: Path) -> None:
@@ -77,16 +78,25 @@ def _fig2_and_table(specs, summaries, out: Path) -> list[str]:
     _csv(frame, out / "fig2_throughput_vs_block.csv")
     table = frame[frame["rtt_s"] == study.GEO_RTT].drop(columns="rtt_s")
     _csv(table, out / "table1_400ms_default_socket.csv")
-    fig, ax = _figure()
+    fig, ax = plots.figure("block size (bytes)", "throughput (Mb/s)")
     for rtt, group in frame.groupby("rtt_s"):
         ax.plot(group["bytes"], group["throughput_mbps"], marker=".", label=f"RTT {rtt * 1e3:g} ms")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("block size (bytes)")
-    ax.set_ylabel("throughput (Mb/s)")
-    ax.set_title("Fig. 2: NetPIPE throughput vs block size, 8 KB socket, E1 ATM path")
-    ax.legend(fontsize=8)
-    _save(fig, out / "fig2_throughput_vs_block.png")
-    return ["table1_400ms_default_socket.csv", "fig2_throughput_vs_block.csv/.png"]
+    caption = (
+        "As the paper's Fig. 2: NetPIPE's throughput (the fastest of its trials) against the "
+        "block size, one line per round-trip time, with NetPIPE's default 8 KB socket "
+        f"buffers over the E1 ATM path; {SIMULATED}, one deterministic run per RTT (no "
+        "spread to show)."
+    )
+    pictures = _save(
+        fig,
+        ax,
+        out / "fig2_throughput_vs_block.png",
+        "Throughput against block size",
+        "8 KB socket buffers, E1 ATM path",
+        caption,
+    )
+    return ["table1_400ms_default_socket.csv", "fig2_throughput_vs_block.csv", *pictures]
 
 
 def _fig3(specs, summaries, out: Path) -> list[str]:
@@ -104,7 +114,7 @@ def _fig3(specs, summaries, out: Path) -> list[str]:
             )
     frame = pd.DataFrame(rows)
     _csv(frame, out / "fig3_throughput_vs_socket.csv")
-    fig, ax = _figure()
+    fig, ax = plots.figure("socket buffer (KB)", "throughput (Mb/s)")
     for rtt, group in frame.groupby("rtt_s"):
         ax.plot(
             group["socket_kb"], group["throughput_mbps"], marker="o", label=f"RTT {rtt * 1e3:g} ms"
@@ -113,13 +123,22 @@ def _fig3(specs, summaries, out: Path) -> list[str]:
     if len(slow):
         x = np.array([0, slow["socket_kb"].max()])
         paper = 0.0125 * x * NETPIPE_MBIT / 1e6
-        ax.plot(x, paper, "k--", label="paper: y = 0.0125 x (600 ms, NetPIPE units)")
-    ax.set_xlabel("socket buffer (KB)")
-    ax.set_ylabel("throughput (Mb/s)")
-    ax.set_title("Fig. 3: throughput of 64 KB blocks vs socket buffer")
-    ax.legend(fontsize=8)
-    _save(fig, out / "fig3_throughput_vs_socket.png")
-    return ["fig3_throughput_vs_socket.csv/.png"]
+        ax.plot(x, paper, "k--", label="paper: y = 0.0125 x (600 ms)")
+    caption = (
+        "As the paper's Fig. 3: the throughput of 64 KB blocks against the socket buffer size, "
+        f"one line per round-trip time; {SIMULATED}, one deterministic run per RTT (no "
+        "spread to show). Dashed: the paper's fitted line at 600 ms, y = 0.0125 x in "
+        "NetPIPE's units (2^20 bit/s per KB), converted to Mb/s."
+    )
+    pictures = _save(
+        fig,
+        ax,
+        out / "fig3_throughput_vs_socket.png",
+        "Throughput of 64 KB blocks against socket buffer",
+        "E1 ATM path",
+        caption,
+    )
+    return ["fig3_throughput_vs_socket.csv", *pictures]
 
 
 def _ber(specs, summaries, out: Path) -> list[str]:
@@ -140,38 +159,54 @@ def _ber(specs, summaries, out: Path) -> list[str]:
             )
     frame = pd.DataFrame(rows)
     _csv(frame, out / "fig4_fig5_ber.csv")
-    mean = frame.groupby("ber").agg(["mean", "min", "max"])
-    for column, name, title, label in (
-        (
-            "throughput_mbps",
-            "fig4_throughput_vs_ber.png",
-            "Fig. 4: throughput vs BER",
-            "throughput (Mb/s)",
-        ),
+    written = ["fig4_fig5_ber.csv"]
+    for column, name, what, label, paper in (
+        ("throughput_mbps", "fig4_throughput_vs_ber.png", "Throughput", "throughput (Mb/s)", 4),
         (
             "cdv_pct",
             "fig5_cdv_vs_ber.png",
-            "Fig. 5: %CDV vs BER",
+            "Block transfer time variation",
             "%CDV of the block transfer time",
+            5,
         ),
     ):
-        fig, ax = _figure()
+        fig, ax = plots.figure("bit-error rate on the analyser's hop (OC-3 out, E1 back)", label)
+        counts: list[int] = []
         for col, legend in (
             (column, "NetPIPE: fastest trial, variance of the trial means"),
             (f"exchanges_{column}", "every timed exchange alike"),
         ):
-            m = mean[col]
-            err = np.vstack([m["mean"] - m["min"], m["max"] - m["mean"]])
-            ax.errorbar(
-                m.index, m["mean"], yerr=np.nan_to_num(err), marker="o", capsize=3, label=legend
-            )
-        ax.legend(fontsize=8)
+            counts += _banded_by_ber(ax, frame, col, legend)
         ax.set_xscale("log")
-        ax.set_xlabel("bit-error rate on the analyser's hop (OC-3 out, E1 back)")
-        ax.set_ylabel(label)
-        ax.set_title(f"{title}, RTT 400 ms, 8 KB blocks and socket\n(mean, min-max over seeds)")
-        _save(fig, out / name)
-    return ["fig4_fig5_ber.csv", "fig4_throughput_vs_ber.png", "fig5_cdv_vs_ber.png"]
+        caption = (
+            f"As the paper's Fig. {paper}: {label} against the bit-error rate imposed by the "
+            "analyser, RTT 400 ms, 8 KB blocks and socket buffers; "
+            f"{SIMULATED}, mean over seeds, as NetPIPE reports it (the fastest trial, the "
+            "variance of the trial means) and over every timed exchange alike. "
+            + plots.band_caption(counts, seed_bands.NONNEGATIVE)
+        )
+        written += _save(
+            fig, ax, out / name, f"{what} against bit-error rate", "RTT 400 ms", caption
+        )
+    return written
+
+
+def _banded_by_ber(ax, frame: pd.DataFrame, column: str, label: str) -> list[int]:
+    """The mean over seeds of `column` at each bit-error rate with its
+    band (satcc.seed_bands; a throughput and a %CDV are never negative)."""
+    rows = []
+    for ber, group in frame.groupby("ber"):
+        b = seed_bands.band(group[column], seed_bands.NONNEGATIVE)
+        rows.append(
+            {
+                "ber": ber,
+                column: b.mean,
+                f"{column}_low": b.low,
+                f"{column}_high": b.high,
+                f"{column}_n": b.n,
+            }
+        )
+    return plots.banded(ax, pd.DataFrame(rows), "ber", column, label, capsize=3)
 
 
 def _signature(specs, summaries, out: Path) -> list[str]:
@@ -182,7 +217,7 @@ def _signature(specs, summaries, out: Path) -> list[str]:
                 rows.append({"socket": sock, **r})
     frame = pd.DataFrame(rows)
     _csv(frame, out / "signature_400ms.csv")
-    fig, ax = _figure()
+    fig, ax = plots.figure("transfer time (s)", "throughput (Mb/s)")
     for sock, group in frame.groupby("socket"):
         ax.plot(
             group["transfer_time_s"],
@@ -191,10 +226,14 @@ def _signature(specs, summaries, out: Path) -> list[str]:
             label=f"socket {sock // 1024} KB",
         )
     ax.set_xscale("log")
-    ax.set_xlabel("transfer time (s)")
-    ax.set_ylabel("throughput (Mb/s)")
-    ax.set_title("Network signature graph, RTT 400 ms")
     ax.axvline(0.33, color="grey", linestyle=":", label="paper: the curves part at 0.33 s")
-    ax.legend(fontsize=8)
-    _save(fig, out / "signature_400ms.png")
-    return ["signature_400ms.csv/.png"]
+    caption = (
+        "As the paper's network signature graph (section 3, Fig. 1): NetPIPE's throughput "
+        "against the block transfer time at RTT 400 ms, for 8 KB and 64 KB socket buffers; "
+        f"{SIMULATED}, one deterministic run (no spread to show). Dotted: where the paper "
+        "reads the two curves parting."
+    )
+    pictures = _save(
+        fig, ax, out / "signature_400ms.png", "Network signature graph", "RTT 400 ms", caption
+    )
+    return ["signature_400ms.csv", *pictures]

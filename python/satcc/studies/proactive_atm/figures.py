@@ -12,28 +12,97 @@ import math
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from rich.table import Table
 
+from satcc import seed_bands
 from satcc.console import table_console
 from satcc.studies import plots
 from satcc.studies.compare import per_point
 from satcc.studies.proactive_atm import model as study
 from satcc.studies.spec import RunSpec
 
+FRACTION, NONNEGATIVE = seed_bands.FRACTION, seed_bands.NONNEGATIVE
+# metric: (title, axis label with its unit, what the caption says it is,
+# log axis, the bounds its band over seeds keeps to).
 METRICS = {
-    "realtime_loss": ("cell loss ratio, voice and video", True),
-    "data_loss": ("cell loss ratio, data", True),
-    "realtime_late": ("cells > 20 ms over their VC's minimum, voice and video", False),
-    "load": ("offered load / 6 Mb/s (case 1: mean parameters)", False),
-    "load_measured": ("offered load / 6 Mb/s, measured", False),
+    "realtime_loss": (
+        "voice and video cell loss",
+        "cell loss ratio, voice and video",
+        "the share of voice and video cells lost at the satellite link's queue "
+        "(the access policers' drops apart)",
+        True,
+        FRACTION,
+    ),
+    "data_loss": (
+        "data cell loss",
+        "cell loss ratio, data",
+        "the share of data cells lost at the satellite link's queue "
+        "(the access policers' drops apart)",
+        True,
+        FRACTION,
+    ),
+    "realtime_late": (
+        "late voice and video cells",
+        "share of voice and video cells > 20 ms late",
+        "the share of voice and video cells later than their VC's minimum delay by more than 20 ms",
+        False,
+        FRACTION,
+    ),
+    "load": (
+        "offered load from the mean parameters",
+        "offered load / 6 Mb/s",
+        "the offered load over the 6 Mb/s satellite link from the sources' mean "
+        "parameters (case 1's reading)",
+        False,
+        NONNEGATIVE,
+    ),
+    "load_measured": (
+        "offered load as measured",
+        "offered load / 6 Mb/s, measured",
+        "the offered load over the 6 Mb/s satellite link as the sources sent it",
+        False,
+        NONNEGATIVE,
+    ),
     # Delay counted from the access policer's release: queueing only.
-    "data_late": ("data cells > 20 ms late in the network", False),
-    "data_access_hold_s": ("data cells' mean hold at the access (s)", False),
-    "file_time_s": ("mean file-transfer time (s)", False),
-    "data_throughput": ("data throughput / 6 Mb/s", False),
+    "data_late": (
+        "late data cells",
+        "share of data cells > 20 ms late",
+        "the share of data cells more than 20 ms late in the network (counted from "
+        "the access policer's release: queueing only)",
+        False,
+        FRACTION,
+    ),
+    "data_access_hold_s": (
+        "data cells' hold at the access",
+        "data cells' mean hold at the access (s)",
+        "the mean time a data cell is held at the access before it enters the network",
+        False,
+        NONNEGATIVE,
+    ),
+    "file_time_s": (
+        "mean file-transfer time",
+        "mean file-transfer time (s)",
+        "the mean time to transfer one file, over the files finished",
+        False,
+        NONNEGATIVE,
+    ),
+    "data_throughput": (
+        "data throughput",
+        "data throughput / 6 Mb/s",
+        "the data sources' throughput over the 6 Mb/s satellite link, which carries "
+        "at most its rate",
+        False,
+        FRACTION,
+    ),
 }
+BOUNDS = {metric: bounds for metric, (*_, bounds) in METRICS.items()}
+SCENARIOS = {1: "voice and video", 2: "data", 3: "voice, video and data"}
+CASES = (
+    "the thesis's three cases (1: no policing, no notifications; 2: peak-rate "
+    "controllers and leaky buckets at the access with the proactive detector's "
+    "notifications; 3: as 2, notifications on discards only)"
+)
 
 
 def write(
@@ -44,14 +113,16 @@ def write(
 ) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     pp = per_point(specs, summaries, study.metrics)
+    pp = plots.with_seed_bands(pp, specs, summaries, study.metrics, BOUNDS)
     written = [plots.write_csv(pp, out / "points.csv")]
     sweep = pp[pp["part"] == "sweep"]
+    duration = study.QUICK_DURATION_S if quick else study.DURATION_S
     for n in (1, 2, 3):
-        for metric, (title, log) in METRICS.items():
+        for metric in METRICS:
             sel = sweep[sweep["scenario"] == n]
             if metric not in sel or sel[metric].isna().all():
                 continue
-            written.append(_figure(sel, n, metric, title, log, out))
+            written += _figure(sel, n, metric, duration, out)
     loads = load_table(sweep)
     written.append(plots.write_csv(loads, out / "loads.csv"))
     files = file_time_table(sweep)
@@ -71,29 +142,28 @@ def write(
     return written
 
 
-def _figure(sel: pd.DataFrame, n: int, metric: str, title: str, log: bool, out: Path) -> str:
-    fig, ax = plots.figure("number of sources", title)
+def _figure(sel: pd.DataFrame, n: int, metric: str, duration_s: float, out: Path) -> list[str]:
+    what, label, words, log, bounds = METRICS[metric]
+    fig, ax = plots.figure("number of sources", label)
+    counts: list[int] = []
     for case in study.CASES:
-        c = sel[sel["case"] == case].sort_values("sources")
-        if c.empty:
-            continue
-        # Every metric here is a count or a ratio: a 3-seed interval reaching
-        # below zero says only that the spread is wide, so the bar stops at 0.
-        ci = c[f"{metric}_ci"].fillna(0.0)
-        ax.errorbar(
-            c["sources"],
-            c[metric],
-            yerr=[np.minimum(ci, c[metric]), ci],
-            marker="o",
-            capsize=3,
-            label=f"case {case}",
-        )
+        c = sel[sel["case"] == case]
+        counts += plots.banded(ax, c, "sources", metric, f"case {case}", capsize=3)
+    scale = ""
     if log:
+        # Losses span decades and are often 0: logarithmic above 1e-5,
+        # linear below it, so a zero stays on the axis.
         ax.set_yscale("symlog", linthresh=1e-5)
         ax.set_ylim(bottom=0.0)
-    ax.set_title(f"scenario {n}: {title}", fontsize=9)
-    ax.legend(fontsize=8)
-    return plots.save_png(fig, out / f"s{n}_{metric}.png")
+        scale = " The y axis is logarithmic above 1e-5 and linear below, so 0 is shown."
+    plots.title(fig, what, f"scenario {n} ({SCENARIOS[n]} sources)")
+    plots.legend(ax)
+    caption = (
+        f"{words[0].upper() + words[1:]}, against the number of sources in scenario {n} "
+        f"({SCENARIOS[n]} sources), under {CASES}. satcc's simulation of {duration_s:g} s "
+        f"per run, mean over seeds.{scale} {plots.band_caption(counts, bounds)}"
+    )
+    return plots.save_figure(fig, out / f"s{n}_{metric}.png", caption)
 
 
 # The thesis's loads in words, per scenario and case: (sources, load).

@@ -1,5 +1,5 @@
 """The figures and tables of the tfrc-dama study: Figs. 3-9 of the paper as
-PNG with their data as CSV (for the default TFRC profile, ns-2's), the fluid
+PNG and SVG with their data as CSV (for the default TFRC profile, ns-2's), the fluid
 model beside the packet simulation, the T_q values, and for each profile the
 transmit-buffer-loss table and the claims table (`claims`)."""
 
@@ -59,9 +59,9 @@ def write(
         fluids[profile] = fluid_comparison(res, curves[profile]).assign(profile=profile)
     fluid = pd.concat(fluids.values(), ignore_index=True)
     write_atomic(out / "fluid_vs_packets.csv", fluid.to_csv(index=False, lineterminator="\n"))
-    fig = _fig_fluid_vs_packets(r, curves[study.DEFAULT_PROFILE], out)
-    written += ["fluid_vs_packets.csv", fig]
-    written.append(_fig7(out))
+    written.append("fluid_vs_packets.csv")
+    written += _fig_fluid_vs_packets(r, curves[study.DEFAULT_PROFILE], out)
+    written += _fig7(out)
     tq = tq_table(quick)
     write_atomic(out / "tq.csv", tq.to_csv(index=False, lineterminator="\n"))
     written.append("tq.csv")
@@ -86,16 +86,20 @@ def write(
 
 # --------------------------------------------------------------- drawing
 
+STRATEGIES = (
+    "CRA: constant rate assignment, a fifth of the channel to each terminal; DAMA: "
+    "capacity on demand; +QS: with Quick-Start; QSD: the QSD method, its request held "
+    "T_q (0, eq. (6)'s optimum, eq. (3)'s maximum)"
+)
+SIMULATED = "satcc's packet simulation, TFRC as ns-2.35 runs it (the ns2 profile)"
 
-def _figure(xlabel: str, ylabel: str):
-    return plots.figure(xlabel, ylabel)
 
-
-def _save(fig, path: Path) -> str:
-    for ax in fig.axes:
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8)
-    return plots.save_png(fig, path)
+def _save(fig: Any, path: Path, what: str, condition: str, caption: str) -> list[str]:
+    """Title, legend and save; panels draw the same series, so the first
+    panel's legend serves them all."""
+    plots.title(fig, what, condition)
+    plots.legend(fig.axes[0])
+    return plots.save_figure(fig, path, caption)
 
 
 def _fig_phases(
@@ -104,34 +108,53 @@ def _fig_phases(
     """Median E2ED over start phases against generation time, with the
     min-max band (the paper's vertical bars)."""
     rows = []
-    fig, ax = _figure("time since the flow started (s)", "E2ED (s)")
+    fig, ax = plots.figure("time the packet was generated, since the flow started (s)", "E2ED (s)")
+    phases = set()
     for name in names:
         sweep = r.single.get((frame, name))
         if sweep is None or sweep.e2ed.size == 0:
             continue
         med, lo, hi = sweep.median(), sweep.e2ed.min(axis=0), sweep.e2ed.max(axis=0)
-        (line,) = ax.plot(sweep.t, med, label=f"{name} (median of {len(sweep.e2ed)} phases)")
-        ax.fill_between(sweep.t, lo, hi, color=line.get_color(), alpha=0.15)
+        phases.add(len(sweep.e2ed))
+        (line,) = ax.plot(sweep.t, med, label=name)
+        ax.fill_between(sweep.t, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
         rows += [
             {"strategy": name, "t_s": t, "median_s": m, "min_s": a, "max_s": b}
             for t, m, a, b in zip(sweep.t, med, lo, hi, strict=True)
         ]
-    ax.set_title(f"{title}: one 256 kb/s flow, {frame} frame")
     write_atomic(out / f"{stem}.csv", pd.DataFrame(rows).to_csv(index=False, lineterminator="\n"))
-    return [f"{stem}.csv", _save(fig, out / f"{stem}.png")]
+    caption = (
+        f"As the paper's {title}: the end-to-end delay (E2ED, generation to delivery) of "
+        f"one 256 kb/s flow of 1316-byte packets against when each packet was generated, "
+        f"on the {frame} frame, per strategy ({STRATEGIES}). Lines: the median over the "
+        f"flow's {_phases_text(phases)} start phases (one per slot of the super-frame) of "
+        f"{SIMULATED}; shaded: min-max over those phases (the paper's vertical bars)."
+    )
+    return [f"{stem}.csv"] + _save(
+        fig, out / f"{stem}.png", "E2ED of one 256 kb/s flow", f"{frame} frame", caption
+    )
+
+
+def _phases_text(phases: set[int]) -> str:
+    return "/".join(str(n) for n in sorted(phases)) or "no"
 
 
 def _fig4(r: Results, out: Path) -> list[str]:
     sweep = r.single.get(("large", "DAMA+QS"))
     if sweep is None or sweep.e2ed.size == 0:
         return []
-    fig, ax = _figure("time since the flow started (s)", "delay (s)")
+    fig, ax = plots.figure("time the packet was generated, since the flow started (s)", "delay (s)")
     rows = {"t_s": sweep.t}
     for what, data in (("E2ED", sweep.e2ed), ("OWD", sweep.owd)):
         med = np.median(data, axis=0)
-        (line,) = ax.plot(sweep.t, med, label=f"{what}, median over phases")
+        (line,) = ax.plot(sweep.t, med, label=what)
         ax.fill_between(
-            sweep.t, data.min(axis=0), data.max(axis=0), color=line.get_color(), alpha=0.15
+            sweep.t,
+            data.min(axis=0),
+            data.max(axis=0),
+            color=line.get_color(),
+            alpha=0.15,
+            linewidth=0,
         )
         rows[f"{what.lower()}_median_s"] = med
         rows[f"{what.lower()}_min_s"] = data.min(axis=0)
@@ -144,18 +167,32 @@ def _fig4(r: Results, out: Path) -> list[str]:
         if math.isfinite(at):
             ax.axvline(at, color="grey", linestyle=":")
             ax.annotate(label, (at, ax.get_ylim()[1] * 0.95), fontsize=7, rotation=90, va="top")
-    ax.set_title("Fig. 4: one 256 kb/s flow with DAMA and QS, large frame")
     write_atomic(
         out / "fig4_large.csv", pd.DataFrame(rows).to_csv(index=False, lineterminator="\n")
     )
-    return ["fig4_large.csv", _save(fig, out / "fig4_large.png")]
+    caption = (
+        "As the paper's Fig. 4: the end-to-end delay (E2ED, generation to delivery) and the "
+        "one-way delay (OWD, from when the packet left the TFRC sender) of one 256 kb/s flow "
+        "with DAMA and Quick-Start on the large frame. Lines: the median over "
+        f"{len(sweep.e2ed)} start phases of {SIMULATED}; shaded: min-max over the phases; "
+        "dotted verticals: the median times of the QS-Response and of the second feedback "
+        "report (the paper's a-b and c)."
+    )
+    return ["fig4_large.csv"] + _save(
+        fig,
+        out / "fig4_large.png",
+        "Delays of one 256 kb/s flow with DAMA and QS",
+        "large frame",
+        caption,
+    )
 
 
 def _fig6(r: Results, out: Path) -> list[str]:
     written = []
     for frame in study.FRAMES:
-        fig, ax = _figure("flow rate (kb/s)", "largest E2ED (s)")
+        fig, ax = plots.figure("flow rate (kb/s)", "largest E2ED (s)")
         rows = []
+        phases = set()
         for name in study.FIG6:
             per_rate = r.by_rate.get((frame, name), {})
             rates = sorted(per_rate)
@@ -163,7 +200,8 @@ def _fig6(r: Results, out: Path) -> list[str]:
                 continue
             worst = [float(np.max(per_rate[k])) for k in rates]
             median = [float(np.median(per_rate[k])) for k in rates]
-            (line,) = ax.plot(rates, worst, marker="o", label=f"{name}, worst phase")
+            phases.update(len(per_rate[k]) for k in rates)
+            (line,) = ax.plot(rates, worst, marker="o", label=name)
             ax.plot(rates, median, marker=".", linestyle="--", color=line.get_color(), alpha=0.7)
             rows += [
                 {
@@ -175,21 +213,31 @@ def _fig6(r: Results, out: Path) -> list[str]:
                 }
                 for k, w, m in zip(rates, worst, median, strict=True)
             ]
-        ax.set_title(
-            f"Fig. 6: largest E2ED against flow rate, {frame} frame (dashed: median phase)"
-        )
+        ax.plot([], [], color="grey", linestyle="--", marker=".", label="dashed: median phase")
         stem = f"fig6_{frame}"
         write_atomic(
             out / f"{stem}.csv", pd.DataFrame(rows).to_csv(index=False, lineterminator="\n")
         )
-        written += [f"{stem}.csv", _save(fig, out / f"{stem}.png")]
+        caption = (
+            "As the paper's Fig. 6: the largest end-to-end delay (E2ED) of one flow's packets "
+            f"against the flow's rate on the {frame} frame, per strategy ({STRATEGIES}). "
+            f"{SIMULATED[0].upper() + SIMULATED[1:]}: solid with circles, the worst of "
+            f"{_phases_text(phases)} start phases; dashed, the median phase."
+        )
+        written += [f"{stem}.csv"] + _save(
+            fig,
+            out / f"{stem}.png",
+            "Largest E2ED against the flow rate",
+            f"{frame} frame",
+            caption,
+        )
     return written
 
 
-def _fig7(out: Path) -> str:
+def _fig7(out: Path) -> list[str]:
     """The fluid model's four cumulative curves, large frame, T_q = 400 ms."""
     res = simulate(FluidTiming.large(), qsd=True, tq=0.4, duration=20.0)
-    fig, ax = _figure("time (s)", "cumulative data (kB)")
+    fig, ax = plots.figure("time (s)", "cumulative data (kB)")
     for curve, label in (
         (res.generated, "generator"),
         (res.tfrc_out, "TFRC transmit buffer output"),
@@ -197,7 +245,6 @@ def _fig7(out: Path) -> str:
         (res.received, "receiver"),
     ):
         ax.plot(res.t, curve / 1e3, label=label)
-    ax.set_title("Fig. 7: fluid model, large frame, QSD with T_q = 400 ms")
     frame = pd.DataFrame(
         {
             "t_s": res.t[::10],
@@ -208,11 +255,23 @@ def _fig7(out: Path) -> str:
         }
     )
     write_atomic(out / "fig7_fluid.csv", frame.to_csv(index=False, lineterminator="\n"))
-    return _save(fig, out / "fig7_fluid.png")
+    caption = (
+        "As the paper's Fig. 7: the fluid model's (satcc.analysis.tfrc_fluid) cumulative data "
+        "generated, leaving the TFRC transmit buffer, leaving the uplink queue and received, "
+        "for one 256 kb/s flow on the large frame under QSD with T_q = 400 ms. One "
+        "deterministic run: no spread to show."
+    )
+    return _save(
+        fig,
+        out / "fig7_fluid.png",
+        "Fluid model's cumulative data",
+        "large frame, QSD, T_q = 400 ms",
+        caption,
+    )
 
 
 def _fig8(r: Results, out: Path) -> list[str]:
-    fig, ax = _figure("time since the flow started (s)", "E2ED (s)")
+    fig, ax = plots.figure("time since the flow started (s)", "E2ED (s)")
     rows = []
     for name in study.AGGREGATE:
         agg = r.aggregate.get(name)
@@ -221,20 +280,30 @@ def _fig8(r: Results, out: Path) -> list[str]:
             continue
         x, med = prof["p50"]
         (line,) = ax.plot(x, med, label=name)
-        ax.fill_between(x, prof["p5"][1], prof["p95"][1], color=line.get_color(), alpha=0.12)
+        ax.fill_between(
+            x, prof["p5"][1], prof["p95"][1], color=line.get_color(), alpha=0.12, linewidth=0
+        )
         rows += [
             {"strategy": name, "t_s": t, "p5_s": a, "p50_s": m, "p95_s": b}
             for t, a, m, b in zip(x, prof["p5"][1], med, prof["p95"][1], strict=True)
         ]
-    ax.set_title("Fig. 8: IPTV start-up E2ED, aggregated scenario (band: 5th-95th percentile)")
     write_atomic(out / "fig8_iptv.csv", pd.DataFrame(rows).to_csv(index=False, lineterminator="\n"))
-    return ["fig8_iptv.csv", _save(fig, out / "fig8_iptv.png")]
+    caption = (
+        "As the paper's Fig. 8: the end-to-end delay (E2ED) of the IPTV flows' packets "
+        "against the time since their flow started, in the aggregated scenario (VoIP, "
+        "videophone and IPTV flows arriving at random between five terminals, large "
+        f"frame), per strategy; {SIMULATED}. Lines: each seed's median over its IPTV "
+        "packets, averaged over the seeds; shaded: the 5th and 95th percentiles, likewise."
+    )
+    return ["fig8_iptv.csv"] + _save(
+        fig, out / "fig8_iptv.png", "IPTV start-up E2ED", "aggregated scenario", caption
+    )
 
 
 def _fig9(r: Results, out: Path) -> list[str]:
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(13.0, 4.2), dpi=110)
+    fig, axes = plots.figure(
+        "E2ED (s)", "share of packets with a larger E2ED", size=(13.0, 4.4), ncols=3, sharey=True
+    )
     rows = []
     for ax, c in zip(axes, study.CLASSES, strict=True):
         for name in study.AGGREGATE:
@@ -249,13 +318,21 @@ def _fig9(r: Results, out: Path) -> list[str]:
             ]
         ax.set_yscale("log")
         ax.set_ylim(1e-5, 1.5)
-        ax.grid(True, which="both", alpha=0.3)
-        ax.set_xlabel("E2ED (s)")
-        ax.set_title(f"{c.name} ({c.rate_bps / 1e3:g} kb/s), first 30 s of each flow", fontsize=9)
-    axes[0].set_ylabel("fraction of packets with a larger E2ED")
-    fig.suptitle("Fig. 9: E2ED distribution per class, aggregated scenario")
+        plots.panel_title(ax, f"{c.name} ({c.rate_bps / 1e3:g} kb/s)")
     write_atomic(out / "fig9.csv", pd.DataFrame(rows).to_csv(index=False, lineterminator="\n"))
-    return ["fig9.csv", _save(fig, out / "fig9.png")]
+    caption = (
+        "As the paper's Fig. 9: for each class of the aggregated scenario, the share of its "
+        "packets whose end-to-end delay (E2ED) exceeds the value on the x axis (the "
+        "complementary distribution), over each flow's first 30 s, per strategy; "
+        f"{SIMULATED}, the seeds' distributions averaged."
+    )
+    return ["fig9.csv"] + _save(
+        fig,
+        out / "fig9.png",
+        "E2ED distribution per class",
+        "aggregated scenario, first 30 s of each flow",
+        caption,
+    )
 
 
 # --------------------------------------------------------------- the fluid model
@@ -346,15 +423,20 @@ def fluid_comparison(r: Results, curves: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fig_fluid_vs_packets(r: Results, curves: dict, out: Path) -> str:
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, 1, figsize=(8.0, 7.5), dpi=110)
+def _fig_fluid_vs_packets(r: Results, curves: dict, out: Path) -> list[str]:
+    fig, axes = plots.figure(
+        "time the packet was generated, since the flow started (s)",
+        "E2ED (s)",
+        size=(8.0, 7.5),
+        nrows=2,
+    )
+    phases = set()
     for ax, frame in zip(axes, study.FRAMES, strict=True):
         for name in ("DAMA", "DAMA+QS", "QSD Tq=opt"):
             sweep = r.single.get((frame, name))
             if sweep is None or sweep.e2ed.size == 0:
                 continue
+            phases.add(len(sweep.e2ed))
             (line,) = ax.plot(sweep.t, sweep.median(), label=f"{name}: packets (median)")
             for feedback, style in (("paper", ":"), ("rfc5348", "--")):
                 ax.plot(
@@ -364,11 +446,21 @@ def _fig_fluid_vs_packets(r: Results, curves: dict, out: Path) -> str:
                     color=line.get_color(),
                     label=f"{name}: fluid, {feedback} reports",
                 )
-        ax.set_title(f"fluid model against the packet simulation, {frame} frame", fontsize=9)
-        ax.set_xlabel("time since the flow started (s)")
-        ax.set_ylabel("E2ED (s)")
-        ax.grid(True, alpha=0.3)
-    return _save(fig, out / "fluid_vs_packets.png")
+        plots.panel_title(ax, f"{frame} frame")
+    caption = (
+        "The fluid model (satcc.analysis.tfrc_fluid; dotted: feedback reports on the "
+        "paper's schedule, dashed: on RFC 5348's receiver's) against the packet simulation "
+        f"(solid: the median over {_phases_text(phases)} start phases of {SIMULATED}): the "
+        "end-to-end delay of one 256 kb/s flow against when each packet was generated. "
+        f"The fluid curves are the mean over up to {FLUID_PHASES} of the same start phases."
+    )
+    return _save(
+        fig,
+        out / "fluid_vs_packets.png",
+        "Fluid model against the packet simulation",
+        "E2ED of one 256 kb/s flow",
+        caption,
+    )
 
 
 def tq_table(quick: bool) -> pd.DataFrame:
