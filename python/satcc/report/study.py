@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from markupsafe import Markup
 
-from satcc import fmt
+from satcc import figure_style, fmt
 
 from .markup import (
     anchor_id,
@@ -268,7 +268,7 @@ def _study_figure(name: str, checks: list[dict[str, Any]]) -> Markup | str:
     ax.set_xlabel("measured / published (dashed: published; shaded: tolerance)", fontsize=9)
     style_axes(ax)
     ax.grid(False, axis="y")
-    ax.set_title(f"{name}: measured vs published", fontsize=10, loc="left")
+    figure_style.set_title(fig, "Measured / published per check", name)
     skipped = len(checks) - n
     caption = (
         "Each row is one check: the dot is the measured mean divided by the published value "
