@@ -68,22 +68,22 @@ def test_equal_shares_give_one():
     s = satcc.run(with_sources(3)).summary
     throughputs = [s[f"flows.s{i}.throughput_bps"] for i in range(3)]
     assert throughputs[0] > 0 and len(set(throughputs)) == 1
-    assert s["flows.jain_throughput"] == pytest.approx(1.0, abs=1e-15)
+    assert s["fairness.jain_flows_throughput"] == pytest.approx(1.0, abs=1e-15)
     t = satcc.run(with_tcp(2)).summary
     assert t["tcp.t0.goodput_bps"] == t["tcp.t1.goodput_bps"] > 0
-    assert t["tcp.jain_goodput"] == pytest.approx(1.0, abs=1e-15)
+    assert t["fairness.jain_tcp_goodput"] == pytest.approx(1.0, abs=1e-15)
 
 
 def test_one_flow_taking_everything_gives_one_over_n():
     s = satcc.run(with_sources(4, lossy={1, 2, 3})).summary
     assert [s[f"flows.s{i}.throughput_bps"] > 0 for i in range(4)] == [True, False, False, False]
-    assert s["flows.jain_throughput"] == pytest.approx(1 / 4, abs=1e-15)
+    assert s["fairness.jain_flows_throughput"] == pytest.approx(1 / 4, abs=1e-15)
 
 
 def test_k_equal_flows_and_the_rest_starving_give_k_over_n():
     t = satcc.run(with_tcp(3, lossy={2})).summary
     assert t["tcp.t2.goodput_bps"] == 0 and t["tcp.t0.goodput_bps"] > 0
-    assert t["tcp.jain_goodput"] == pytest.approx(2 / 3, abs=1e-15)
+    assert t["fairness.jain_tcp_goodput"] == pytest.approx(2 / 3, abs=1e-15)
 
 
 def test_the_index_is_over_the_flows_own_goodputs_in_a_contended_run():
@@ -91,14 +91,14 @@ def test_the_index_is_over_the_flows_own_goodputs_in_a_contended_run():
     s = satcc.run(sc, seed=2).summary
     goodputs = [s[f"tcp.flow{i:02d}.goodput_bps"] for i in range(16)]
     assert 0.5 < jain(goodputs) < 1.0  # unequal shares: a test that can tell
-    assert s["tcp.jain_goodput"] == pytest.approx(jain(goodputs), rel=1e-12)
+    assert s["fairness.jain_tcp_goodput"] == pytest.approx(jain(goodputs), rel=1e-12)
 
 
 def test_no_index_for_a_single_flow_and_null_when_nothing_was_received():
     s = satcc.run(with_sources(1)).summary
     assert not [k for k in s if "jain" in k]
     both_lost = satcc.run(with_sources(2, lossy={0, 1})).summary
-    assert both_lost["flows.jain_throughput"] is None
+    assert both_lost["fairness.jain_flows_throughput"] is None
 
 
 def test_a_flow_that_has_not_started_is_left_out():
@@ -106,14 +106,14 @@ def test_a_flow_that_has_not_started_is_left_out():
     data["sources"]["s2"]["start"] = "10 s"  # after the end of the run
     s = satcc.run(data).summary
     assert s["flows.s2.throughput_bps"] is None
-    assert s["flows.jain_throughput"] == pytest.approx(1.0, abs=1e-15)
+    assert s["fairness.jain_flows_throughput"] == pytest.approx(1.0, abs=1e-15)
 
 
 def test_sweep_workers_get_the_index_too():
     desc = Scenario.from_dict(with_tcp(3, lossy={2})).validate()
     outcome = execute(Task("k", normalised_json(desc)))
     assert outcome.ok
-    assert outcome.summary["tcp.jain_goodput"] == pytest.approx(2 / 3, abs=1e-15)
+    assert outcome.summary["fairness.jain_tcp_goodput"] == pytest.approx(2 / 3, abs=1e-15)
 
 
 # ---------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_tfrc_flows_get_the_index_and_keep_their_state_as_text():
     assert df.loc["m0", "qs_state"] == "off"
     assert str(df["goodput_bps"].dtype) == "float64"
     assert df.loc["m1", "goodput_bps"] == 0 < df.loc["m0", "goodput_bps"]
-    assert r.summary["tfrc.jain_goodput"] == pytest.approx(1 / 2, abs=1e-15)
+    assert r.summary["fairness.jain_tfrc_goodput"] == pytest.approx(1 / 2, abs=1e-15)
 
 
 # ---------------------------------------------------------------------------

@@ -67,7 +67,6 @@ def flow_frame(summary: dict[str, Any], kind: str | None = None) -> pd.DataFrame
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for key, value in summary.items():
         parts = key.split(".", 2)
-        # Two-part keys (tcp.jain_goodput) are about all the flows of a kind.
         if len(parts) == 3 and parts[0] in kinds:
             rows.setdefault((parts[0], parts[1]), {})[parts[2]] = value
     order = sorted(rows, key=lambda r: (kinds.index(r[0]), r[1]))

@@ -91,7 +91,7 @@ def result_html(result: Any) -> str:
                 parts.append(_table(group, entities))
     fair = [
         f"{escape(label)}: {escape(fmt.number(summary[key]))}"
-        for key, label in _FAIRNESS.items()
+        for key, (_, label) in _FAIRNESS.items()
         if key in summary
     ]
     if fair:

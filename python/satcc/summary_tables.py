@@ -54,11 +54,13 @@ class Group:
 
 
 # The fairness indices the core adds to a summary when a run has two or more
-# flows of a kind (crates/core/src/scenario/fairness.rs), and what each is over.
+# flows of a kind (crates/core/src/scenario/fairness.rs): for each, the group
+# of flows it is over and what it is computed from. They live under their own
+# prefix: a two-part key under a group's prefix would read as a flow's name.
 FAIRNESS = {
-    "tcp.jain_goodput": "TCP connections, goodput",
-    "tfrc.jain_goodput": "TFRC flows, goodput",
-    "flows.jain_throughput": "datagram flows, throughput",
+    "fairness.jain_tcp_goodput": ("tcp", "TCP connections, goodput"),
+    "fairness.jain_tfrc_goodput": ("tfrc", "TFRC flows, goodput"),
+    "fairness.jain_flows_throughput": ("flows", "datagram flows, throughput"),
 }
 
 GROUPS: tuple[Group, ...] = (

@@ -113,8 +113,8 @@ def _fairness_lines(prefix: str, summary: dict[str, Any]) -> list[str]:
 
     return [
         f"Jain's fairness index ({over}): {fmt.number(summary[key], 3)}"
-        for key, over in FAIRNESS.items()
-        if key.startswith(prefix + ".") and summary.get(key) is not None
+        for key, (group, over) in FAIRNESS.items()
+        if group == prefix and summary.get(key) is not None
     ]
 
 

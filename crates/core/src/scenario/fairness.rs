@@ -26,9 +26,9 @@ use super::summary::{num, put, Summary};
 /// row per flow: classes of arrivals and groups of cell sources report their
 /// flows together and have no per-flow figure to compare.
 const KINDS: [(&str, &str, &str); 3] = [
-    ("tcp", "goodput_bps", "tcp.jain_goodput"),
-    ("tfrc", "goodput_bps", "tfrc.jain_goodput"),
-    ("flows", "throughput_bps", "flows.jain_throughput"),
+    ("tcp", "goodput_bps", "fairness.jain_tcp_goodput"),
+    ("tfrc", "goodput_bps", "fairness.jain_tfrc_goodput"),
+    ("flows", "throughput_bps", "fairness.jain_flows_throughput"),
 ];
 
 /// Adds the index of every kind with at least two flows.
@@ -111,10 +111,10 @@ mod tests {
             ("flows.v.throughput_bps", Value::from(2.0)),
         ]);
         summarise(&mut s);
-        assert!(close(s["tcp.jain_goodput"].as_f64().unwrap(), 0.8));
+        assert!(close(s["fairness.jain_tcp_goodput"].as_f64().unwrap(), 0.8));
         // One source is not a comparison, and no TFRC flow at all.
-        assert!(!s.contains_key("flows.jain_throughput"));
-        assert!(!s.contains_key("tfrc.jain_goodput"));
+        assert!(!s.contains_key("fairness.jain_flows_throughput"));
+        assert!(!s.contains_key("fairness.jain_tfrc_goodput"));
     }
 
     #[test]
@@ -124,6 +124,6 @@ mod tests {
             ("flows.b.throughput_bps", Value::Null),
         ]);
         summarise(&mut s);
-        assert_eq!(s["flows.jain_throughput"], Value::Null);
+        assert_eq!(s["fairness.jain_flows_throughput"], Value::Null);
     }
 }
