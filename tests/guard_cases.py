@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,12 +50,17 @@ def run_cases() -> Iterator[tuple[str, Scenario, int | None]]:
     features = ROOT / "tests" / "data" / "guard" / "features.toml"
     stopped = satcc.load(features).set("run.stop_when", {"tcp": "tahoe", "completed": True})
     yield "guard/features.toml/stop_when", stopped, None
-    for key, spec, seeds in _study_specs(quick=True):
+    specs = list(_study_specs(quick=True))
+    # A study may run one scenario per seed under one label (its own losses
+    # drawn per seed): those runs are told apart by their seed.
+    repeated = Counter(key for key, _, _ in specs)
+    for key, spec, seeds in specs:
         scenario = Scenario.from_dict(spec.scenario)
         desc = scenario.validate()
         if desc["duration_ps"] > parse_time(STUDY_RUN_CAP):
             scenario.set("run.duration", STUDY_RUN_CAP)
-        yield key, scenario, seeds[0]
+        name = f"{key}/seed {seeds[0]}" if repeated[key] > 1 else key
+        yield name, scenario, seeds[0]
 
 
 def sha(text: str) -> str:

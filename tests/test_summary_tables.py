@@ -122,11 +122,11 @@ def test_satcc_run_prints_the_udp_rr_table(rr_file: Path, capsys: pytest.Capture
 
 
 def _summary_rows(section: str, prefix: str) -> list[list[str]]:
-    table = re.search(rf'<table class="summary {prefix}">(.*?)</table>', section)
+    table = re.search(rf'<table class="summary {prefix}">(.*?)</table>', section, re.S)
     assert table, f"no {prefix} table"
     return [
         re.findall(r"<t[dh][^>]*>(?:<code>)?(.*?)(?:</code>)?</t[dh]>", row)
-        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(1))
+        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(1), re.S)
     ]
 
 
