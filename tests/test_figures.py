@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 from satcc import figure_style, seed_bands
 from satcc.report import campaign_data, campaign_figures
+from satcc.seed_bands import confidence_half_width
 from satcc.studies import plots
-from satcc.studies.compare import confidence_half_width
 from satcc.studies.spec import RunSpec
 from satcc.summary_tables import Column
 

@@ -5,9 +5,10 @@ With few seeds a Student-t interval says little but that the spread is
 wide: with 2 seeds it is 12.7 standard errors either side, and it crosses
 bounds that the quantity cannot (an efficiency above 1, a delay below 0).
 So a figure shows the seeds' own range (min-max) below `MIN_SEEDS_FOR_T`
-seeds, and the 95 % Student-t interval (satcc.studies.compare) from there
-on, cut at the quantity's physical bounds. Tables keep the t half-width
-and say n beside it; only the drawing changes.
+seeds, and the 95 % Student-t interval from there on, cut at the
+quantity's physical bounds. Tables keep the t half-width
+(`confidence_half_width`, which the studies' verdict tables use too) and
+say n beside it; only the drawing changes.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 MIN_SEEDS_FOR_T = 5
+CONFIDENCE = 0.95
 
 Bounds = tuple[float, float]
 UNBOUNDED: Bounds = (-math.inf, math.inf)
@@ -39,6 +42,21 @@ class Band:
         return self.n >= 2
 
 
+def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
+    """Half-width of the Student-t confidence interval of the mean of `values`.
+
+    Seeds are independent replications, so the t interval on their means is
+    the honest one; with a single seed there is no spread to estimate and the
+    answer is NaN (shown as fmt.MISSING).
+    """
+    x = np.asarray(list(values), dtype=float)
+    n = len(x)
+    if n < 2:
+        return math.nan
+    t = stats.t.ppf(0.5 + confidence / 2, df=n - 1)
+    return float(t * x.std(ddof=1) / math.sqrt(n))
+
+
 def band(values: Iterable[float], bounds: Bounds = UNBOUNDED) -> Band:
     """The mean of the finite `values` and the band a figure draws around
     it: min-max below MIN_SEEDS_FOR_T values, else the t interval cut at
@@ -55,10 +73,6 @@ def band(values: Iterable[float], bounds: Bounds = UNBOUNDED) -> Band:
     if n < MIN_SEEDS_FOR_T:
         # The seeds themselves: inside the bounds whenever they are.
         return Band(mean, float(x.min()), float(x.max()), n)
-    # Imported here: satcc.studies (its package) imports the studies' figures,
-    # which import this module.
-    from satcc.studies.compare import confidence_half_width
-
     half = confidence_half_width(x)
     # Only the interval's own reach is cut: a mean outside the bounds is
     # the data's to show, and the band still holds it.
@@ -78,8 +92,6 @@ def describe(counts: Iterable[int], bounds: Bounds = UNBOUNDED, what: str = "bar
     many = [n for n in ns if n >= MIN_SEEDS_FOR_T]
     if not many:
         return f"{what}: min-max over {_count_text(few)} seeds"
-    from satcc.studies.compare import CONFIDENCE
-
     cut = _cut_text(lo_bound, hi_bound)
     t_text = f"{CONFIDENCE * 100:g} % Student-t CI over {_count_text(many)} seeds" + (
         f", cut at {cut}" if cut else ""

@@ -182,12 +182,10 @@ def aggregate_points(data: CampaignData) -> tuple[list[tuple], dict[tuple, pd.Da
 def seed_mean_ci(values: pd.Series) -> tuple[float, float, int]:
     """(mean, Student-t CI half-width, n) over the finite seeds: the tables'
     numbers, shown with their n."""
-    from satcc.studies.compare import confidence_half_width
-
     x = _finite(values)
     if not len(x):
         return math.nan, math.nan, 0
-    return float(x.mean()), confidence_half_width(x), len(x)
+    return float(x.mean()), seed_bands.confidence_half_width(x), len(x)
 
 
 # What the report columns can be (satcc.summary_tables): counts, rates,

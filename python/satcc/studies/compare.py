@@ -16,11 +16,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from satcc.seed_bands import confidence_half_width
 from satcc.studies.spec import Reference, RunSpec, Study
-
-CONFIDENCE = 0.95
 
 TABLE_COLUMNS = [
     "study",
@@ -54,21 +52,6 @@ def measure(
                 {"label": spec.label, "seed": seed, "metric": metric, "value": float(value)}
             )
     return pd.DataFrame(rows, columns=["label", "seed", "metric", "value"])
-
-
-def confidence_half_width(values: Iterable[float], confidence: float = CONFIDENCE) -> float:
-    """Half-width of the Student-t confidence interval of the mean of `values`.
-
-    Seeds are independent replications, so the t interval on their means is
-    the honest one; with a single seed there is no spread to estimate and the
-    answer is NaN (shown as fmt.MISSING).
-    """
-    x = np.asarray(list(values), dtype=float)
-    n = len(x)
-    if n < 2:
-        return math.nan
-    t = stats.t.ppf(0.5 + confidence / 2, df=n - 1)
-    return float(t * x.std(ddof=1) / math.sqrt(n))
 
 
 def per_point(
