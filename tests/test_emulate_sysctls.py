@@ -134,6 +134,7 @@ def test_a_congestion_control_the_kernel_lacks_is_refused_before_any_probe():
     with pytest.raises(EmulationSetupError) as e:
         sysctls.check({"right": {sysctls.CONGESTION_CONTROL: "nosuchcc"}})
     message = str(e.value)
+    assert len(message.splitlines()) == 1
     assert 'emulate.right.sysctl."net.ipv4.tcp_congestion_control"' in message
     assert f"it offers {offered}" in message
     assert "modprobe tcp_nosuchcc" in message
@@ -194,6 +195,21 @@ def test_a_sysctl_a_namespace_cannot_set_is_refused_by_name_before_anything_star
     assert namespaces() == before
     assert sysctls.read(name) == machine
     assert not ran.exists()
+
+
+@needs_emulation
+def test_every_problem_is_named_at_once():
+    with pytest.raises(EmulationSetupError) as e:
+        sysctls.check(
+            {
+                "left": {sysctls.CONGESTION_CONTROL: "nosuchcc", "net.ipv4.tcp_sack": "0"},
+                "right": {"net.ipv4.tcp_no_such_option": "1"},
+            }
+        )
+    lines = str(e.value).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith('emulate.left.sysctl."net.ipv4.tcp_congestion_control": ')
+    assert lines[1].startswith('emulate.right.sysctl."net.ipv4.tcp_no_such_option": ')
 
 
 @needs_emulation

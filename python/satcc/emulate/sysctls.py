@@ -62,9 +62,13 @@ def read(name: str) -> str | None:
 def check(wanted: dict[str, dict[str, str]]) -> None:
     """Refuses, naming each, the sysctls (host -> name -> value) this
     kernel cannot set in a host's namespace; sets nothing on the machine."""
-    problems = _congestion_control_problems(wanted)
-    if not problems:
-        problems = _probe_problems(wanted)
+    refused = _congestion_control_problems(wanted)
+    # The rest are tried, so that one message names every problem.
+    tried = {
+        host: {n: v for n, v in settings.items() if (host, n) not in refused}
+        for host, settings in wanted.items()
+    }
+    problems = [*refused.values(), *_probe_problems(tried)]
     if problems:
         raise EmulationSetupError("\n".join(problems))
 
@@ -73,12 +77,16 @@ def _where(host: str, name: str) -> str:
     return join_path(("emulate", host, "sysctl", name))
 
 
-def _congestion_control_problems(wanted: dict[str, dict[str, str]]) -> list[str]:
-    # Before the probe: writing an unloaded algorithm's name would have the
-    # kernel load its module, which changes the machine.
+def _congestion_control_problems(
+    wanted: dict[str, dict[str, str]],
+) -> dict[tuple[str, str], str]:
+    """(host, name) -> why, for congestion controls a namespace cannot
+    take. Checked before the probe, and never tried: writing an unloaded
+    algorithm's name would have the kernel load its module, which changes
+    the machine."""
     offered = (read(AVAILABLE) or "").split()
     allowed = (read(ALLOWED) or "").split()
-    problems = []
+    problems = {}
     for host, settings in sorted(wanted.items()):
         chosen = settings.get(CONGESTION_CONTROL)
         if chosen is None or chosen in allowed:
@@ -95,7 +103,7 @@ def _congestion_control_problems(wanted: dict[str, dict[str, str]]) -> list[str]
                 f"allow {quote(chosen)} there, or have the command choose it per "
                 f"socket (TCP_CONGESTION, as iperf3 -C {chosen} does)"
             )
-        problems.append(f"{_where(host, CONGESTION_CONTROL)}: {why}")
+        problems[host, CONGESTION_CONTROL] = f"{_where(host, CONGESTION_CONTROL)}: {why}"
     return problems
 
 
