@@ -38,4 +38,7 @@ def lines(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:
     for host, c in info["commands"].items():
         state = "stopped by the run" if c["stopped_by_run"] else f"exit {c['exit_code']}"
         out.append(f"{host}: {c['command']!r} ({state})")
+    for host, applied in info.get("sysctl", {}).items():
+        settings = ", ".join(f"{name} = {value}" for name, value in applied.items())
+        out.append(f"{host}: sysctl {settings}")
     return out

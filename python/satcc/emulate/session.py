@@ -1,8 +1,10 @@
 """One emulation: a scenario's network, in real time, between real hosts.
 
-The order of a run: validate the scenario; create a namespace per
-`[emulate.NAME]` host; start the core's real-time loop (`_core.Emulation`),
-which creates each host's TUN device inside its namespace with its address;
+The order of a run: validate the scenario; try the hosts' sysctls in a
+namespace of their own (sysctls.check); create a namespace per
+`[emulate.NAME]` host and set its sysctls; start the core's real-time loop
+(`_core.Emulation`), which creates each host's TUN device inside its
+namespace with its address;
 start the hosts' commands (each after its `start`); wait until every
 foreground command has ended, the scenario's duration has passed, or the
 user interrupts; then stop the background commands and the loop, and
@@ -28,8 +30,9 @@ from typing import Any
 from satcc import _core
 from satcc.runner import Result, as_scenario
 from satcc.scenario import ScenarioError, normalised_json
-from satcc.scenario.emulate import PREFIX_LEN, Emulated
+from satcc.scenario.emulate import PREFIX_LEN, Emulated, sysctl_text
 
+from . import sysctls
 from .namespaces import DEVICE, Namespaces, check_machine, in_namespace
 
 # How often the run looks at its commands and the loop.
@@ -121,6 +124,14 @@ class _Plan:
     hosts: list[tuple[str, Emulated]]
     commands: dict[str, str] = field(default_factory=dict)
 
+    def sysctls(self) -> dict[str, dict[str, str]]:
+        """host -> sysctl name -> value as written, for hosts that set any."""
+        return {
+            name: {key: sysctl_text(value) for key, value in host.sysctl.items()}
+            for name, host in self.hosts
+            if host.sysctl
+        }
+
 
 def _plan(scenario: Any, commands: dict[str, str] | None) -> _Plan:
     """The hosts in description order (their validated tables) and the
@@ -167,11 +178,19 @@ def emulate(
     desc = scenario.validate(seed=seed)
     plan = _plan(scenario, commands)
     check_machine()
+    wanted = plan.sysctls()
+    sysctls.check(wanted)
+    machine = {key: sysctls.read(key) for settings in wanted.values() for key in settings}
     work = Path(tempfile.mkdtemp(prefix="satcc-emulate-"))
     namespaces = Namespaces([name for name, _ in plan.hosts])
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         namespaces.create()
+        applied = {
+            name: sysctls.apply(namespaces.name(name), settings)
+            for name, settings in wanted.items()
+        }
+        sysctls.unchanged_on_host(machine)
         config = {
             "hosts": [
                 {
@@ -233,6 +252,9 @@ def emulate(
             for name, run in runs.items()
         },
     }
+    if applied:
+        # As read back from each host's namespace.
+        info["sysctl"] = applied
     files = {f"hosts/{name}.log": run.log for name, run in runs.items()}
     if pcap:
         files.update({f"pcap/{name}.pcap": work / f"{name}.pcap" for name, _ in plan.hosts})

@@ -9,20 +9,35 @@ waits for it belong to the emulation's runner. A simulation of the same
 scenario runs the network with the hosts silent. With a `rate_control`
 table the host's packets wait in a segmentation buffer served at a link's
 fed-back explicit rate before they enter the network (the abr-effcap
-paper's testbed: real TCP over end-to-end rate control).
+paper's testbed: real TCP over end-to-end rate control). A `sysctl` table
+sets the host's own network sysctls (its TCP's options), which the runner
+checks against the kernel and applies in the host's namespace.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING, Annotated
+import re
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
+
+from satcc.units import describe_value
 
 from .description import NOT_DESCRIBED, UNLESS_DEFAULT
-from .errors import quote
+from .errors import quote, refusal
 from .rate_control import RateControl, check_rate_control, feedback_path
 from .routing import PathRequest
 from .tables import Section, _Table
-from .values import Bool, NonNegativeTime, PositiveInt, Str, optional, optional_table
+from .values import (
+    Bool,
+    NonNegativeTime,
+    PositiveInt,
+    Str,
+    optional,
+    optional_table,
+    typed,
+)
 
 if TYPE_CHECKING:
     from .validation import Checks
@@ -34,6 +49,35 @@ PREFIX_LEN = 24
 # IPv4's smallest MTU every link must carry (RFC 791) and the largest a
 # TUN device takes.
 MIN_MTU, MAX_MTU = 68, 65_535
+# A sysctl's name as sysctl(8) writes it: words joined by dots.
+_SYSCTL_NAME = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+")
+
+
+def _flat_sysctls(value: object) -> dict[str, Any]:
+    """The table with TOML's nested tables read as dotted names: unquoted,
+    `net.ipv4.tcp_sack = 0` is a table `net` holding `ipv4`, and means
+    what the quoted name does."""
+    if not isinstance(value, dict):
+        raise ValueError(
+            f"expected a table of sysctl names and values, got {describe_value(value)}"
+        )
+    flat: dict[str, Any] = {}
+
+    def walk(table: dict, prefix: str) -> None:
+        for key, item in table.items():
+            name = f"{prefix}{key}"
+            if isinstance(item, dict):
+                walk(item, f"{name}.")
+            elif name in flat:
+                raise refusal("given twice (once quoted, once as nested tables)", name)
+            else:
+                flat[name] = item
+
+    walk(value, "")
+    return flat
+
+
+Sysctls = typed(dict[str, Any], _flat_sysctls)
 
 
 class Emulated(_Table):
@@ -50,6 +94,8 @@ class Emulated(_Table):
     background: Annotated[Bool, NOT_DESCRIBED] = False
     # How long after the devices are up the command starts.
     start: Annotated[NonNegativeTime, NOT_DESCRIBED] = 0
+    # sysctl name -> value, set in the host's namespace before it runs.
+    sysctl: Annotated[Sysctls, NOT_DESCRIBED] = Field(default_factory=dict)
 
 
 def expand_emulated(doc) -> dict[str, Emulated]:
@@ -76,6 +122,10 @@ def check_emulated(checks: Checks, path: tuple, name: str, host: Emulated) -> No
     if host.command is not None and "\0" in host.command:
         # execve takes NUL-terminated strings: the command would be cut there.
         checks.refuse((*path, "command"), "a command cannot contain a NUL character")
+    for key, value in sorted(host.sysctl.items()):
+        problem = sysctl_name_problem(key) or sysctl_value_problem(value)
+        if problem:
+            checks.refuse((*path, "sysctl", key), problem)
     if host.address is None:
         return
     try:
@@ -114,6 +164,56 @@ def check_emulated(checks: Checks, path: tuple, name: str, host: Emulated) -> No
                 f"{quote(other)}'s ({h.address})",
             )
             return
+
+
+def sysctl_name_problem(name: str) -> str | None:
+    """Why `name` cannot be set for a host, or None."""
+    if "/" in name:
+        return "write the name with dots, as sysctl -w does (net.ipv4.tcp_sack), not slashes"
+    if not _SYSCTL_NAME.fullmatch(name):
+        return 'not a sysctl name: words of letters, digits, "_" and "-" joined by dots'
+    if not name.startswith("net."):
+        # A namespace has its own copy of (some) net.* sysctls only.
+        return (
+            "only net.* sysctls can be set for a host: a network namespace has its own "
+            "copy of those (the runner checks which), while kernel.*, vm.*, fs.* and the "
+            "rest belong to the whole machine, and setting them would change the host machine"
+        )
+    return None
+
+
+def sysctl_value_problem(value: object) -> str | None:
+    """Why `value` cannot be written to a sysctl, or None: a value is an
+    integer, a word ("bbr") or integers separated by spaces, also given as
+    a list ("4096 131072 6291456", [4096, 131072, 6291456])."""
+    if isinstance(value, bool):
+        return "sysctls take numbers: write 1 or 0, not true or false"
+    if isinstance(value, int):
+        return None
+    if isinstance(value, list):
+        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return None
+        return f"a list holds integers (written space-separated), got {describe_value(value)}"
+    expected = "expected an integer, a word or integers separated by spaces, got"
+    if not isinstance(value, str):
+        return f"{expected} {describe_value(value)}"
+    words = value.split()
+    if "\0" in value or not words:
+        return f"{expected} {quote(value)}"
+    if len(words) > 1 and not all(re.fullmatch(r"-?[0-9]+", w) for w in words):
+        return (
+            f'a value is one word ("bbr") or integers separated by spaces '
+            f'("4096 131072 6291456"), got {quote(value)}'
+        )
+    return None
+
+
+def sysctl_text(value: int | str | list[int]) -> str:
+    """A checked value as sysctl -w writes it (and Linux reads it back,
+    integers separated by single spaces)."""
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return " ".join(str(value).split())
 
 
 def _unicast(address: ipaddress.IPv4Address) -> bool:
