@@ -265,15 +265,15 @@ def _study_figure(name: str, checks: list[dict[str, Any]]) -> Markup | str:
     ax.axvline(1.0, color="#37474f", linewidth=1.0, linestyle="--")
     ax.set_yticks(y, [f"{c['label']} · {c['metric']}" for c in rows], fontsize=8)
     ax.set_ylim(-0.7, n - 0.3)
-    ax.set_xlabel("measured / published (dashed: published; shaded: tolerance)", fontsize=9)
+    ax.set_xlabel("measured / published", fontsize=9)
     style_axes(ax)
     ax.grid(False, axis="y")
     figure_style.set_title(fig, "Measured / published per check", name)
     skipped = len(checks) - n
     caption = (
         "Each row is one check: the dot is the measured mean divided by the published value "
-        "(green: pass, red: fail), the bar its 95% confidence interval, the shaded band the "
-        "tolerance."
+        "(green: pass, red: fail, grey: shown without a verdict), the bar its 95% confidence "
+        "interval, the shaded band the tolerance, the dashed line the published value."
     )
     if skipped:
         caption += f" {skipped} row(s) without a nonzero published value are in the table only."
