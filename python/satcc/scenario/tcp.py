@@ -1,7 +1,7 @@
 """[tcp.NAME]: TCP connections and the application on each.
 
 Loss recovery is Tahoe, Reno, NewReno or SACK (RFC 6675); the congestion
-controller is the Reno family's or CUBIC (RFC 9438), optionally with
+controller is the Reno family's, CUBIC (RFC 9438) or Hybla, optionally with
 HyStart++ (RFC 9406), and a `preset` sets several keys as a named stack
 does (docs/tcp.md). Defaults follow RFC 5681, 6298 and 7323. The application is a bulk
 transfer, request/response exchanges, or NetPIPE's ping-pong sweep over
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 NETPIPE_REPORTS = ("mean", "min_trial")
 NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
-CONGESTION_CONTROLS = ("reno", "cubic")
+CONGESTION_CONTROLS = ("reno", "cubic", "hybla")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
@@ -237,6 +237,9 @@ class Tcp(_Table):
     variant: choice(*TCP_VARIANTS) = "newreno"
     congestion_control: Annotated[choice(*CONGESTION_CONTROLS), UNLESS_DEFAULT] = "reno"
     hystart: Annotated[Bool, UNLESS_DEFAULT] = False
+    # Hybla's reference RTT0 (rho = RTT / RTT0); the core's default is
+    # Linux's 25 ms (tcp_hybla's rtt0).
+    hybla_rtt0: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
     mss: PositiveSize = 1460
     header: NonNegativeSize = 40
     initial_window: Annotated[
@@ -338,6 +341,12 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
                 "a connection runs over abr or ubr VCs or under rate_control, not both",
             )
         check_rate_control(checks, (*path, "rate_control"), tcp.rate_control)
+    if tcp.hybla_rtt0 is not None and tcp.congestion_control != "hybla":
+        checks.refuse(
+            (*path, "hybla_rtt0"),
+            f'hybla_rtt0 applies to congestion_control = "hybla" only, '
+            f'got congestion_control = "{tcp.congestion_control}"',
+        )
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(
             (*path, "delayed_ack_timeout"),

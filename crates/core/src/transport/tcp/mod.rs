@@ -4,7 +4,7 @@
 //! - `socket`: connection state, sending and receiving, timers (RFC 9293
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
-//! - `congestion`: the congestion controllers (Reno, CUBIC) and HyStart++
+//! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla) and HyStart++
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
@@ -68,6 +68,14 @@ pub struct TcpConfig {
     /// HyStart++ (RFC 9406) in the initial slow start.
     #[serde(default)]
     pub(crate) hystart: bool,
+    /// Hybla's reference RTT0 (`congestion_control = "hybla"` only; None
+    /// is Linux's 25 ms).
+    #[serde(
+        rename = "hybla_rtt0_ps",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) hybla_rtt0: Option<Duration>,
     /// Maximum segment size: payload bytes per segment.
     #[serde(rename = "mss_bytes")]
     pub mss: u32,
@@ -169,6 +177,7 @@ impl TcpConfig {
             variant: Variant::NewReno,
             congestion_control: congestion::Kind::Reno,
             hystart: false,
+            hybla_rtt0: None,
             mss: 1460,
             header: 40,
             initial_window_segments: 3,
@@ -209,6 +218,14 @@ impl Check for TcpConfig {
         }
         if self.max_rto < self.min_rto || self.min_rto.ps() == 0 || self.granularity.ps() == 0 {
             return Err("need 0 < min_rto <= max_rto and a positive clock granularity".into());
+        }
+        if let Some(rtt0) = self.hybla_rtt0 {
+            if self.congestion_control != congestion::Kind::Hybla {
+                return Err("hybla_rtt0 is Hybla's: give it with congestion_control hybla".into());
+            }
+            if rtt0.ps() == 0 {
+                return Err("hybla_rtt0 must be positive".into());
+            }
         }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());

@@ -187,7 +187,12 @@ impl TcpSocket {
             cwv: Validator::new(cfg.cwnd_validation, start),
             retransmitted_bytes: 0,
             consecutive_timeouts: 0,
-            cc: Controller::new(cfg.congestion_control, cfg.abc_limit_segments, cfg.hystart),
+            cc: Controller::new(
+                cfg.congestion_control,
+                cfg.abc_limit_segments,
+                cfg.hystart,
+                cfg.hybla_rtt0,
+            ),
             sent_times: Default::default(),
             rtt,
             timing: None,

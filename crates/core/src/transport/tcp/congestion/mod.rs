@@ -6,9 +6,11 @@
 //!
 //! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting (the default)
 //! - `cubic`: RFC 9438
+//! - `hybla`: TCP Hybla (Caini and Firrincieli 2004; Linux's tcp_hybla.c)
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
 
 pub(crate) mod cubic;
+pub(crate) mod hybla;
 pub(crate) mod hystart;
 pub(crate) mod reno;
 
@@ -16,6 +18,7 @@ use crate::engine::{Duration, Time};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use cubic::Cubic;
+pub(crate) use hybla::Hybla;
 pub(crate) use hystart::HyStart;
 pub(crate) use reno::Reno;
 
@@ -26,6 +29,7 @@ pub(crate) enum Kind {
     #[default]
     Reno,
     Cubic,
+    Hybla,
 }
 
 /// The window a controller adjusts, in bytes.
@@ -74,14 +78,22 @@ pub(crate) trait CongestionControl {
 pub(crate) enum Controller {
     Reno(Reno),
     Cubic(Cubic),
+    Hybla(Hybla),
 }
 
 impl Controller {
-    pub(crate) fn new(kind: Kind, abc_limit_segments: u32, hystart: bool) -> Controller {
+    /// `hybla_rtt0` is Hybla's RTT0 (its default when None).
+    pub(crate) fn new(
+        kind: Kind,
+        abc_limit_segments: u32,
+        hystart: bool,
+        hybla_rtt0: Option<Duration>,
+    ) -> Controller {
         let hystart = hystart.then(HyStart::default);
         match kind {
             Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
             Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
+            Kind::Hybla => Controller::Hybla(Hybla::new(abc_limit_segments, hystart, hybla_rtt0)),
         }
     }
 
@@ -91,6 +103,7 @@ impl Controller {
         match self {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
+            Controller::Hybla(c) => c,
         }
     }
 
@@ -99,6 +112,7 @@ impl Controller {
         match self {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
+            Controller::Hybla(c) => c,
         }
     }
 }
