@@ -266,7 +266,10 @@ mod tests {
         r.on_send(ms(12), 0, 100, 100); // segment 0 resent
         r.on_cum_ack(ms(22), 400);
         let s = r.sample(ms(22));
-        assert_eq!((s.acked_sacked, s.delivered_total, s.losses), (100, 400, 100));
+        assert_eq!(
+            (s.acked_sacked, s.delivered_total, s.losses),
+            (100, 400, 100)
+        );
         assert_eq!(s.rtt, None, "Karn: no RTT from a retransmission");
     }
 

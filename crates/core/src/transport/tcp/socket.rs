@@ -705,7 +705,11 @@ impl TcpSocket {
     /// The pacing clock after a segment of `len` bytes left now.
     fn pace(&mut self, now: Time, len: u64) {
         let w = self.window();
-        if let Some(rate) = self.cc.pacing_rate(&w, self.rtt.srtt()).filter(|r| *r > 0.0) {
+        if let Some(rate) = self
+            .cc
+            .pacing_rate(&w, self.rtt.srtt())
+            .filter(|r| *r > 0.0)
+        {
             let gap = Duration::from_secs_f64(len as f64 / rate);
             self.next_send = self.next_send.max(now) + gap;
         }

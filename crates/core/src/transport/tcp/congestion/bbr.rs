@@ -76,7 +76,10 @@ pub(crate) enum Mode {
     Startup,
     Drain,
     /// Gain cycling: the phase and when it began (a delivery time).
-    ProbeBw { phase: usize, since: Time },
+    ProbeBw {
+        phase: usize,
+        since: Time,
+    },
     /// Flight held at 4 segments; `done` once it got there: the earliest
     /// exit, and whether a round has passed since.
     ProbeRtt {
@@ -343,10 +346,7 @@ impl Bbr {
             None => {}
             Some(t) => {
                 let round_done = round_done || self.round_start;
-                self.mode = Mode::ProbeRtt {
-                    done,
-                    round_done,
-                };
+                self.mode = Mode::ProbeRtt { done, round_done };
                 if round_done && now > t {
                     self.min_rtt_stamp = Some(now);
                     w.cwnd = w.cwnd.max(self.prior_cwnd);

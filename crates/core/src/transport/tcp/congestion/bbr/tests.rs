@@ -83,7 +83,7 @@ impl Path {
     }
 
     /// Through Startup and Drain into ProbeBW.
-    fn to_probe_bw(&mut self) {
+    fn reach_probe_bw(&mut self) {
         self.until(|b| b.full_bw_reached, 10_000);
         self.in_flight = self.bbr.target(1.0, MSS);
         self.until(|b| matches!(b.mode, Mode::ProbeBw { .. }), 1000);
@@ -167,7 +167,7 @@ fn drain_ends_when_the_flight_is_one_bdp() {
 #[test]
 fn gain_cycle_runs_in_order_one_rtprop_a_phase() {
     let mut p = Path::new(1_250_000.0, 100);
-    p.to_probe_bw();
+    p.reach_probe_bw();
     // Wait for the probing phase, then watch two whole cycles.
     p.until(|b| phase(b) == 0, 2000);
     let mut changes = vec![(p.now, 0)];
@@ -190,7 +190,7 @@ fn gain_cycle_runs_in_order_one_rtprop_a_phase() {
 #[test]
 fn probing_ends_early_on_loss_never_before_rtprop_and_draining_ends_at_one_bdp() {
     let mut p = Path::new(1_250_000.0, 100);
-    p.to_probe_bw();
+    p.reach_probe_bw();
     p.until(|b| phase(b) == 0, 2000);
     // Flight below 1.25·BDP and no loss: the probe outlasts RTprop.
     p.in_flight = p.bbr.target(1.0, MSS);
@@ -200,7 +200,11 @@ fn probing_ends_early_on_loss_never_before_rtprop_and_draining_ends_at_one_bdp()
     assert_eq!(phase(&p.bbr), 0);
     p.losses = MSS;
     p.ack();
-    assert_eq!(phase(&p.bbr), 1, "a loss ends the probe once it is full length");
+    assert_eq!(
+        phase(&p.bbr),
+        1,
+        "a loss ends the probe once it is full length"
+    );
     // The flight is one BDP (the probe's two extra segments gone):
     // draining stops at once.
     p.in_flight = p.bbr.target(1.0, MSS);
@@ -212,7 +216,7 @@ fn probing_ends_early_on_loss_never_before_rtprop_and_draining_ends_at_one_bdp()
 fn pacing_rate_is_gain_times_btlbw_and_cwnd_is_gain_times_bdp_plus_quanta() {
     let bw = 1_250_000.0;
     let mut p = Path::new(bw, 100);
-    p.to_probe_bw();
+    p.reach_probe_bw();
     for _ in 0..3000 {
         p.ack();
         let g = PACING_GAINS[phase(&p.bbr)];
@@ -235,7 +239,7 @@ fn pacing_rate_is_gain_times_btlbw_and_cwnd_is_gain_times_bdp_plus_quanta() {
 fn probe_rtt_after_ten_seconds_without_a_lower_rtt_for_max_200ms_and_a_round() {
     for rtt_ms in [100, 600] {
         let mut p = Path::new(1_250_000.0, rtt_ms);
-        p.to_probe_bw();
+        p.reach_probe_bw();
         // Samples equal to RTprop refresh it (Linux's `<=`): the last one
         // was just now.
         let t0 = p.now;
@@ -271,7 +275,10 @@ fn probe_rtt_after_ten_seconds_without_a_lower_rtt_for_max_200ms_and_a_round() {
             stay >= expect && stay <= expect + Duration(2 * MS),
             "rtt {rtt_ms} ms: stayed {stay:?}"
         );
-        assert!(matches!(p.bbr.mode, Mode::ProbeBw { .. }), "full pipe: back to ProbeBW");
+        assert!(
+            matches!(p.bbr.mode, Mode::ProbeBw { .. }),
+            "full pipe: back to ProbeBW"
+        );
         // RTprop refreshed: the next ProbeRTT is 10 s away.
         assert!(p.w.cwnd > MIN_CWND_SEGMENTS * MSS, "cwnd restored");
     }
@@ -280,7 +287,7 @@ fn probe_rtt_after_ten_seconds_without_a_lower_rtt_for_max_200ms_and_a_round() {
 #[test]
 fn a_lower_rtt_postpones_probe_rtt() {
     let mut p = Path::new(1_250_000.0, 100);
-    p.to_probe_bw();
+    p.reach_probe_bw();
     for i in 0..15_000 {
         // A lower sample every 5 s keeps RTprop fresh.
         let rtt = if i % 5000 == 0 {
@@ -298,7 +305,7 @@ fn first_probe_bw_phase_is_random_never_the_draining_one_and_seeded() {
     let first = |seed: u64| {
         let mut p = Path::new(1_250_000.0, 100);
         p.bbr.seed(RngStream::new(seed, "tcp.x.client"));
-        p.to_probe_bw();
+        p.reach_probe_bw();
         phase(&p.bbr)
     };
     let phases: Vec<usize> = (0..200).map(first).collect();
@@ -312,7 +319,7 @@ fn first_probe_bw_phase_is_random_never_the_draining_one_and_seeded() {
 #[test]
 fn recovery_conserves_packets_then_restores_the_cwnd() {
     let mut p = Path::new(1_250_000.0, 100);
-    p.to_probe_bw();
+    p.reach_probe_bw();
     p.until(|b| phase(b) == 2, 1000);
     let before = p.w.cwnd;
     let ssthresh = p.bbr.on_congestion(p.now, &p.w, p.in_flight);
