@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 NETPIPE_REPORTS = ("mean", "min_trial")
 NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
-CONGESTION_CONTROLS = ("reno", "cubic")
+CONGESTION_CONTROLS = ("reno", "cubic", "bbr")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
@@ -338,6 +338,12 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
                 "a connection runs over abr or ubr VCs or under rate_control, not both",
             )
         check_rate_control(checks, (*path, "rate_control"), tcp.rate_control)
+    if tcp.congestion_control == "bbr" and tcp.hystart and not tcp.from_preset("hystart"):
+        checks.refuse(
+            (*path, "hystart"),
+            'hystart is a slow start rule; congestion_control = "bbr" leaves Startup '
+            "by its own full-pipe test",
+        )
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(
             (*path, "delayed_ack_timeout"),
