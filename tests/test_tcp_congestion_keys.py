@@ -19,7 +19,7 @@ def test_cubic_and_hystart_reach_the_description():
 
 def test_unknown_congestion_control_is_refused():
     assert_refused(
-        scenario(**{"tcp.bulk.congestion_control": "bbr"}), "tcp.bulk.congestion_control"
+        scenario(**{"tcp.bulk.congestion_control": "vegas"}), "tcp.bulk.congestion_control"
     )
 
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 NETPIPE_REPORTS = ("mean", "min_trial")
 NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
-CONGESTION_CONTROLS = ("reno", "cubic", "hybla")
+CONGESTION_CONTROLS = ("reno", "cubic", "hybla", "bbr")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
@@ -346,6 +346,12 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             (*path, "hybla_rtt0"),
             f'hybla_rtt0 applies to congestion_control = "hybla" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
+        )
+    if tcp.congestion_control == "bbr" and tcp.hystart and not tcp.from_preset("hystart"):
+        checks.refuse(
+            (*path, "hystart"),
+            'hystart is a slow start rule; congestion_control = "bbr" leaves Startup '
+            "by its own full-pipe test",
         )
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(

@@ -14,6 +14,7 @@ use rand_pcg::Pcg64Mcg;
 
 /// One component's stream of random numbers, seeded from the run seed and
 /// the component's name.
+#[derive(Clone, Debug)]
 pub struct RngStream {
     rng: Pcg64Mcg,
 }

@@ -11,8 +11,8 @@ use super::netpipe;
 use super::probes::ProbeMemory;
 use super::shaper::RateControlDesc;
 use crate::apps::tcp_app::{AppKind, TcpApp};
-use crate::engine::Time;
 use crate::engine::{Check, ConfigError};
+use crate::engine::{RngStream, Time};
 use crate::net::{AgentAddr, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
@@ -342,6 +342,10 @@ impl Builder<'_> {
                 flow,
                 ifaces,
             );
+            for (side, end) in ["client", "server"].into_iter().enumerate() {
+                let rng = RngStream::new(self.d.seed, &format!("tcp.{}.{end}", t.name));
+                conn.sockets[side].seed_controller(rng);
+            }
             conn.vcs = vcs;
             conn.shaper = shaper;
             ids.push(self.add_named("tcp", &t.name, Component::Tcp(Box::new(conn))));

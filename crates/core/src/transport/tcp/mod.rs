@@ -4,8 +4,9 @@
 //! - `socket`: connection state, sending and receiving, timers (RFC 9293
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
-//! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla) and HyStart++
+//! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR) and HyStart++
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
+//! - `rate`: delivery rate estimation (draft-cheng-iccrg-delivery-rate-estimation)
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
@@ -14,6 +15,7 @@
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
+pub(crate) mod rate;
 pub(crate) mod reassembly;
 pub(crate) mod rtt;
 pub(crate) mod scoreboard;
@@ -62,7 +64,7 @@ pub struct TcpConfig {
     /// default) or SACK.
     pub variant: Variant,
     /// How the window grows and what a loss leaves (RFC 5681 Reno, RFC 9438
-    /// CUBIC); loss recovery is `variant`'s.
+    /// CUBIC, BBR v1 with pacing); loss recovery is `variant`'s.
     #[serde(default)]
     pub(crate) congestion_control: congestion::Kind,
     /// HyStart++ (RFC 9406) in the initial slow start.

@@ -26,15 +26,21 @@
 //! The socket is a state machine driven by `on_segment`, `poll` and
 //! `output`; it never touches a scheduler. Loss recovery and the
 //! retransmission timeout are in `socket/recovery.rs`.
+//!
+//! A rate-based controller (BBR) gets a delivery-rate sample on every ACK
+//! (`rate.rs`) and sets cwnd itself after the socket's loss recovery; when
+//! it gives a pacing rate, segments leave no faster than it (next send time
+//! = last send + length/rate, as Linux's internal pacing).
 
-use super::congestion::{self, CongestionControl, Controller, Window};
+use super::congestion::{self, CaState, CongestionControl, Controller, RateAck, Window};
 use super::cwv::{self, Validator};
+use super::rate::RateEstimator;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seq::{unwrap, wire};
 use super::{TcpConfig, Variant};
-use crate::engine::{Duration, Time, Timer};
+use crate::engine::{Duration, RngStream, Time, Timer};
 use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
 mod recovery;
@@ -134,6 +140,15 @@ pub struct TcpSocket {
     scoreboard: Scoreboard,
     last_send: Time,
     syn_retransmitted: bool,
+    /// Delivery-rate estimation, when the controller runs on it.
+    rate: Option<RateEstimator>,
+    /// Pacing: the earliest time the next segment may leave, and the timer
+    /// that wakes the socket then.
+    next_send: Time,
+    pacing_timer: Timer,
+    /// snd_max at the last timeout: until it is acknowledged the
+    /// controller sees the Loss state.
+    loss_until: u64,
 
     // Receiving half.
     rx: Reassembly,
@@ -160,6 +175,13 @@ impl TcpSocket {
     ) -> TcpSocket {
         let mss = cfg.mss as u64;
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
+        let cc = Controller::new(
+            cfg.congestion_control,
+            cfg.abc_limit_segments,
+            cfg.hystart,
+            cfg.hybla_rtt0,
+        );
+        let rate = cc.wants_rate_samples().then(RateEstimator::default);
         let state = match (active, cfg.handshake) {
             (true, _) => State::Closed,
             (false, true) => State::Listen,
@@ -187,12 +209,7 @@ impl TcpSocket {
             cwv: Validator::new(cfg.cwnd_validation, start),
             retransmitted_bytes: 0,
             consecutive_timeouts: 0,
-            cc: Controller::new(
-                cfg.congestion_control,
-                cfg.abc_limit_segments,
-                cfg.hystart,
-                cfg.hybla_rtt0,
-            ),
+            cc,
             sent_times: Default::default(),
             rtt,
             timing: None,
@@ -200,6 +217,10 @@ impl TcpSocket {
             scoreboard: Scoreboard::default(),
             last_send: start,
             syn_retransmitted: false,
+            rate,
+            next_send: Time::ZERO,
+            pacing_timer: Timer::new(),
+            loss_until: 0,
             rx: Reassembly::default(),
             delivered: 0,
             unacked_segments: 0,
@@ -211,6 +232,11 @@ impl TcpSocket {
             state,
             start,
         }
+    }
+
+    /// The random stream of the controller (BBR's first ProbeBW phase).
+    pub(crate) fn seed_controller(&mut self, rng: RngStream) {
+        self.cc.seed(rng);
     }
 
     // ----- what the application and the observers see -----
@@ -267,7 +293,10 @@ impl TcpSocket {
         if self.state == State::Closed {
             return self.start;
         }
-        self.rto_timer.deadline().min(self.delack_timer.deadline())
+        self.rto_timer
+            .deadline()
+            .min(self.delack_timer.deadline())
+            .min(self.pacing_timer.deadline())
     }
 
     /// Timers and the opening of an active socket.
@@ -281,6 +310,8 @@ impl TcpSocket {
         if self.rto_timer.fire(now) {
             self.on_rto(now, out);
         }
+        // What pacing held back leaves in `output`.
+        self.pacing_timer.fire(now);
     }
 
     /// Sends what the windows allow, and any ACK that is due.
@@ -408,18 +439,72 @@ impl TcpSocket {
         }
         let window = (h.window as u64) << self.peer_shift;
         self.peer_rwnd = window;
+        let prior_in_flight = self.rate.is_some().then(|| self.in_flight());
         if self.cfg.variant == Variant::Sack {
             for &(s, e) in &h.sack[..h.sack_blocks as usize] {
                 let s = unwrap(self.snd_una, s);
                 let e = unwrap(self.snd_una, e);
                 self.scoreboard.add(self.snd_una, s, e.min(self.snd_max));
+                if let Some(r) = &mut self.rate {
+                    r.on_sack(now, s, e.min(self.snd_max));
+                }
             }
         }
         if ack > self.snd_una {
+            if let Some(r) = &mut self.rate {
+                r.on_cum_ack(now, ack);
+            }
             self.on_new_ack(now, ack, out);
         } else if len == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack(now, out);
         }
+        if let Some(prior) = prior_in_flight {
+            self.rate_sample(now, prior);
+        }
+    }
+
+    /// Bytes in the network: RFC 6675 pipe when SACK says more, else
+    /// everything outstanding.
+    fn in_flight(&self) -> u64 {
+        if self.cfg.variant == Variant::Sack && !self.scoreboard.is_empty() {
+            let mss = self.cfg.mss as u64;
+            return self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
+        }
+        self.snd_max - self.snd_una
+    }
+
+    /// A rate-based controller's turn, after loss recovery had its own:
+    /// the cwnd it sets is the one used (Linux's `cong_control`).
+    fn rate_sample(&mut self, now: Time, prior_in_flight: u64) {
+        let Some(r) = &mut self.rate else {
+            return;
+        };
+        let rs = r.sample(now);
+        let state = if self.in_recovery() {
+            CaState::Recovery
+        } else if self.loss_until > self.snd_una {
+            CaState::Loss
+        } else {
+            CaState::Open
+        };
+        let in_flight = self.in_flight();
+        let a = RateAck {
+            now,
+            rs,
+            prior_in_flight,
+            in_flight,
+            state,
+            srtt: self.rtt.srtt(),
+        };
+        let mut w = self.window();
+        self.cc.on_rate_sample(&mut w, &a);
+        self.set_window(w);
+        if self.cc.holds_app_limited() {
+            if let Some(r) = &mut self.rate {
+                r.mark_app_limited(in_flight);
+            }
+        }
+        self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Pdu>) {
@@ -560,6 +645,10 @@ impl TcpSocket {
             let avail = self.written - self.snd_nxt;
             if avail == 0 {
                 self.cwnd_limited = false;
+                let flight = self.snd_max - self.snd_una;
+                if let Some(r) = self.rate.as_mut().filter(|_| flight < self.cwnd) {
+                    r.mark_app_limited(flight);
+                }
                 break;
             }
             let cwnd = self.cwnd + limited_transmit;
@@ -591,6 +680,9 @@ impl TcpSocket {
                 seq = start;
                 len = len.min(end - start);
             }
+            if self.paced_out(now) {
+                break;
+            }
             if limited_transmit > 0 && self.snd_nxt + len > self.snd_una + self.cwnd {
                 self.limited_sent += len;
             }
@@ -602,6 +694,29 @@ impl TcpSocket {
             let mut w = self.window();
             self.cwv.after_send(&mut w, &self.send_state(now));
             self.set_window(w);
+        }
+    }
+
+    /// Whether pacing holds the next segment back; if so the pacing timer
+    /// is set for when it may leave.
+    pub(super) fn paced_out(&mut self, now: Time) -> bool {
+        if now >= self.next_send {
+            return false;
+        }
+        self.pacing_timer.arm(now, self.next_send.since(now));
+        true
+    }
+
+    /// The pacing clock after a segment of `len` bytes left now.
+    fn pace(&mut self, now: Time, len: u64) {
+        let w = self.window();
+        if let Some(rate) = self
+            .cc
+            .pacing_rate(&w, self.rtt.srtt())
+            .filter(|r| *r > 0.0)
+        {
+            let gap = Duration::from_secs_f64(len as f64 / rate);
+            self.next_send = self.next_send.max(now) + gap;
         }
     }
 
@@ -619,6 +734,10 @@ impl TcpSocket {
 
     fn account_send(&mut self, now: Time, seq: u64, len: u64) {
         let retransmission = seq < self.snd_max;
+        if let Some(r) = &mut self.rate {
+            r.on_send(now, seq, len, self.snd_max - self.snd_una);
+        }
+        self.pace(now, len);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if retransmission {

@@ -8,15 +8,19 @@
 //! - `cubic`: RFC 9438
 //! - `hybla`: TCP Hybla (Caini and Firrincieli 2004; Linux's tcp_hybla.c)
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
+//! - `bbr`: BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux
+//!   `tcp_bbr.c`): rate-based, from delivery-rate samples, with pacing
 
+pub(crate) mod bbr;
 pub(crate) mod cubic;
 pub(crate) mod hybla;
 pub(crate) mod hystart;
 pub(crate) mod reno;
 
-use crate::engine::{Duration, Time};
+use crate::engine::{Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
+pub(crate) use bbr::{Bbr, CaState, RateAck};
 pub(crate) use cubic::Cubic;
 pub(crate) use hybla::Hybla;
 pub(crate) use hystart::HyStart;
@@ -30,6 +34,7 @@ pub(crate) enum Kind {
     Reno,
     Cubic,
     Hybla,
+    Bbr,
 }
 
 /// The window a controller adjusts, in bytes.
@@ -69,6 +74,24 @@ pub(crate) trait CongestionControl {
     fn wants_rtt_samples(&self) -> bool {
         false
     }
+    /// Whether the controller runs on delivery-rate samples (BBR): the
+    /// socket then keeps per-segment send state and calls
+    /// `on_rate_sample` on every ACK, after its own loss recovery, and the
+    /// window the controller leaves is the one used.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// Every ACK's rate sample (only when `wants_rate_samples`).
+    fn on_rate_sample(&mut self, _w: &mut Window, _a: &RateAck) {}
+    /// The rate to pace at, payload bytes per second; none: no pacing.
+    fn pacing_rate(&self, _w: &Window, _srtt: Option<Duration>) -> Option<f64> {
+        None
+    }
+    /// Whether the samples of what is now in flight should be marked
+    /// application-limited (BBR's ProbeRTT).
+    fn holds_app_limited(&self) -> bool {
+        false
+    }
 }
 
 /// One connection's controller: a new one is a variant here, its line in
@@ -79,6 +102,7 @@ pub(crate) enum Controller {
     Reno(Reno),
     Cubic(Cubic),
     Hybla(Hybla),
+    Bbr(Box<Bbr>),
 }
 
 impl Controller {
@@ -94,6 +118,15 @@ impl Controller {
             Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
             Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
             Kind::Hybla => Controller::Hybla(Hybla::new(abc_limit_segments, hystart, hybla_rtt0)),
+            Kind::Bbr => Controller::Bbr(Box::default()),
+        }
+    }
+
+    /// The random stream of a controller that draws (BBR's first ProbeBW
+    /// phase); the others ignore it.
+    pub(crate) fn seed(&mut self, rng: RngStream) {
+        if let Controller::Bbr(b) = self {
+            b.seed(rng);
         }
     }
 
@@ -104,6 +137,7 @@ impl Controller {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
+            Controller::Bbr(c) => c.as_ref(),
         }
     }
 
@@ -113,6 +147,7 @@ impl Controller {
             Controller::Reno(c) => c,
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
+            Controller::Bbr(c) => c.as_mut(),
         }
     }
 }
@@ -129,6 +164,18 @@ impl CongestionControl for Controller {
     }
     fn wants_rtt_samples(&self) -> bool {
         self.inner().wants_rtt_samples()
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.inner().wants_rate_samples()
+    }
+    fn on_rate_sample(&mut self, w: &mut Window, a: &RateAck) {
+        self.inner_mut().on_rate_sample(w, a)
+    }
+    fn pacing_rate(&self, w: &Window, srtt: Option<Duration>) -> Option<f64> {
+        self.inner().pacing_rate(w, srtt)
+    }
+    fn holds_app_limited(&self) -> bool {
+        self.inner().holds_app_limited()
     }
 }
 

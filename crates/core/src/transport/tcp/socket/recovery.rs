@@ -51,7 +51,7 @@ impl TcpSocket {
                     self.cwnd += mss; // window inflation
                 } else if self.dupacks == 3 && self.may_enter_recovery() {
                     self.enter_recovery(now);
-                    self.cwnd = self.ssthresh + 3 * mss;
+                    self.cwnd = self.ssthresh.saturating_add(3 * mss);
                     self.fast_retransmit(now, out);
                 }
             }
@@ -150,6 +150,7 @@ impl TcpSocket {
         self.dupacks = 0;
         self.limited_sent = 0;
         self.recover = self.snd_max;
+        self.loss_until = self.snd_max;
         // RFC 6675 §5.1: keep the SACK information through the timeout, so
         // the resending skips what the receiver holds (Linux does the same;
         // a receiver that reneges is not modelled). Only HighRxt restarts.
@@ -165,7 +166,7 @@ impl TcpSocket {
         let mss = self.cfg.mss as u64;
         loop {
             let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
-            if self.cwnd < pipe + mss {
+            if self.cwnd < pipe + mss || self.paced_out(now) {
                 break;
             }
             if let Some((s, l)) = self.scoreboard.next_lost(self.snd_una, self.snd_max, mss) {

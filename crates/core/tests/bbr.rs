@@ -1,0 +1,123 @@
+//! BBR over whole simulated paths: a long lossless GEO path with a deep
+//! buffer (full use, a standing queue of at most about one BDP, where
+//! CUBIC fills the buffer), and a shallow buffer with random loss (BBR does
+//! not read loss as congestion: far above CUBIC, as Linux's BBR is in
+//! docs/tcp-sim-vs-linux.md).
+
+use satcc_core::scenario::{summary, Description, World};
+use serde_json::json;
+
+const MS: u64 = 1_000_000_000;
+
+/// a --fwd--> b over `rate_bps` with `one_way_ms` each way and a drop-tail
+/// buffer of `queue_packets`; one bulk SACK connection a -> b.
+fn path(
+    rate_bps: f64,
+    one_way_ms: u64,
+    queue_packets: u64,
+    loss: f64,
+    cc: &str,
+    seed: u64,
+    secs: f64,
+) -> Description {
+    let link = |name: &str, from: &str, to: &str, loss: f64| {
+        json!({"name": name, "from": from, "to": to, "delay_ps": one_way_ms * MS, "ber": 0.0, "loss": loss,
+               "queue": {"kind": "droptail", "limit": {"packets": queue_packets}},
+               "capacity": {"kind": "constant", "rate_bps": rate_bps}})
+    };
+    let t = json!({"name": "t", "src_node": "a", "dst_node": "b", "variant": "sack",
+        "congestion_control": cc,
+        "mss_bytes": 1460, "header_bytes": 40, "initial_window_segments": 10, "initial_ssthresh_bytes": null,
+        "min_rto_ps": 200 * MS, "initial_rto_ps": 1000 * MS, "max_rto_ps": 120_000 * MS, "granularity_ps": MS,
+        "delayed_ack": true, "delayed_ack_ps": 40 * MS, "window_scaling": true,
+        "send_buffer_bytes": 1u64 << 26, "receive_buffer_bytes": 1u64 << 26, "handshake": true, "start_ps": 0,
+        "priority": 0, "clp": 0, "app": {"kind": "bulk", "bytes": null}});
+    let d = json!({"name": "bbr", "seed": seed, "duration_ps": (secs * 1e12) as u64,
+        "sample_interval_ps": 100 * MS, "max_events": null, "stop_when": null,
+        "nodes": [{"name": "a", "kind": "host", "routes": {"b": "fwd"}},
+                  {"name": "b", "kind": "host", "routes": {"a": "rev"}}],
+        "links": [link("fwd", "a", "b", loss), link("rev", "b", "a", 0.0)],
+        "sources": [], "sinks": [], "probes": [], "tcp": [t]});
+    serde_json::from_value(d).unwrap()
+}
+
+fn run(d: &Description) -> summary::Summary {
+    let mut w = World::build(d).unwrap();
+    w.run();
+    w.summary()
+}
+
+fn f(s: &summary::Summary, k: &str) -> f64 {
+    s[k].as_f64().unwrap_or(f64::NAN)
+}
+
+/// 10 Mb/s, 600 ms RTT, 2000 packets of buffer (4 BDPs), no loss.
+#[test]
+fn geo_deep_buffer_full_use_with_at_most_a_bdp_standing() {
+    let bdp_packets = 10e6 * 0.6 / 8.0 / 1500.0; // 500
+    let bbr = run(&path(10e6, 300, 2000, 0.0, "bbr", 1, 120.0));
+    let cubic = run(&path(10e6, 300, 2000, 0.0, "cubic", 1, 120.0));
+    let (u, q, w50) = (
+        f(&bbr, "links.fwd.utilisation"),
+        f(&bbr, "links.fwd.queue_mean_packets"),
+        f(&bbr, "links.fwd.wait_p50_s"),
+    );
+    eprintln!(
+        "bbr: utilisation {u:.3}, queue mean {q:.0} packets, median wait {w50:.3} s, srtt {:.3} s, drops {}; \
+         cubic: utilisation {:.3}, queue mean {:.0} max {:.0} packets, drops {}",
+        f(&bbr, "tcp.t.srtt_s"),
+        f(&bbr, "links.fwd.drops"),
+        f(&cubic, "links.fwd.utilisation"),
+        f(&cubic, "links.fwd.queue_mean_packets"),
+        f(&cubic, "links.fwd.queue_max_packets"),
+        f(&cubic, "links.fwd.drops"),
+    );
+    // Steady state: payload delivered from 20 s on against the link's
+    // payload rate.
+    let early = run(&path(10e6, 300, 2000, 0.0, "bbr", 1, 20.0));
+    let steady = (f(&bbr, "tcp.t.delivered_bytes") - f(&early, "tcp.t.delivered_bytes")) * 8.0
+        / 100.0
+        / (10e6 * 1460.0 / 1500.0);
+    eprintln!("bbr steady-state use {steady:.3}");
+    assert!(steady >= 0.9, "steady-state use {steady}");
+    assert!(q <= bdp_packets, "standing queue {q} packets");
+    assert!(w50 <= 0.6, "median queueing delay {w50} s");
+    // CUBIC fills the buffer until it overflows.
+    assert!(f(&cubic, "links.fwd.queue_max_packets") >= 1990.0);
+    assert!(f(&cubic, "links.fwd.queue_mean_packets") > 2.0 * q);
+}
+
+fn mean_goodput(queue: u64, cc: &str) -> f64 {
+    (1..=4u64)
+        .map(|seed| {
+            f(
+                &run(&path(10e6, 50, queue, 1e-3, cc, seed, 60.0)),
+                "tcp.t.goodput_bps",
+            )
+        })
+        .sum::<f64>()
+        / 4.0
+}
+
+/// 10 Mb/s, 100 ms RTT, random loss 1e-3 on the data direction: BBR keeps
+/// its rate, CUBIC halves its window at every loss. Linux on the
+/// 400-packet path (docs/tcp-sim-vs-linux.md): BBR 7.7 Mb/s, CUBIC 4.6.
+#[test]
+fn random_loss_leaves_bbr_far_above_cubic() {
+    for queue in [400, 40] {
+        let (bbr, cubic) = (mean_goodput(queue, "bbr"), mean_goodput(queue, "cubic"));
+        eprintln!("buffer {queue}: bbr {bbr:.0} b/s, cubic {cubic:.0} b/s");
+        assert!(
+            bbr > 1.4 * cubic,
+            "buffer {queue}: bbr {bbr} vs cubic {cubic}"
+        );
+        assert!(bbr > 7e6, "buffer {queue}: bbr {bbr}");
+    }
+}
+
+/// Deterministic from the seed (the first ProbeBW phase is drawn).
+#[test]
+fn same_seed_same_run() {
+    let d = path(10e6, 50, 40, 1e-3, "bbr", 3, 20.0);
+    assert_eq!(run(&d), run(&d));
+}
