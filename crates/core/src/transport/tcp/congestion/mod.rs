@@ -4,7 +4,8 @@
 //! the same for every controller, as in Linux's split between
 //! `tcp_input.c` and its pluggable congestion-control modules.
 //!
-//! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting (the default)
+//! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting in slow start, and
+//!   in congestion avoidance with `abc` (the default controller)
 //! - `cubic`: RFC 9438
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
 
@@ -77,10 +78,12 @@ pub(crate) enum Controller {
 }
 
 impl Controller {
-    pub(crate) fn new(kind: Kind, abc_limit_segments: u32, hystart: bool) -> Controller {
+    /// `abc`: RFC 3465 §2.1 byte counting in Reno's congestion avoidance
+    /// (CUBIC counts acknowledged bytes anyway, RFC 9438 §4.3).
+    pub(crate) fn new(kind: Kind, abc_limit_segments: u32, hystart: bool, abc: bool) -> Controller {
         let hystart = hystart.then(HyStart::default);
         match kind {
-            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
+            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart, abc)),
             Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
         }
     }
