@@ -247,6 +247,9 @@ class Tcp(_Table):
         Desc("initial_window_segments", compute=lambda tcp: tcp.initial_window_segments),
     ] = "rfc5681"
     abc_limit: Annotated[PositiveInt, Desc("abc_limit_segments")] = 2
+    # RFC 3465 section 2.1 byte counting in congestion avoidance (Reno);
+    # slow start always counts bytes, up to abc_limit segments per ACK.
+    abc: Annotated[Bool, UNLESS_DEFAULT] = False
     initial_ssthresh: Annotated[SizeOrUnlimited, Desc(convert=_unlimited_is_null)] = "unlimited"
     min_rto: PositiveTime = parse_time("1 s")
     initial_rto: PositiveTime = parse_time("1 s")
@@ -258,6 +261,8 @@ class Tcp(_Table):
     restart_after_idle: Annotated[Bool, UNLESS_DEFAULT] = True
     cwnd_validation: Annotated[choice(*CWND_VALIDATIONS), UNLESS_DEFAULT] = "off"
     rto_restart_on_fast_retransmit: Annotated[Bool, UNLESS_DEFAULT] = True
+    # RFC 6937 Proportional Rate Reduction (PRR-SSRB) in fast recovery.
+    prr: Annotated[Bool, UNLESS_DEFAULT] = False
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024

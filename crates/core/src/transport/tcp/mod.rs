@@ -5,6 +5,7 @@
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
 //! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR) and HyStart++
+//! - `prr`: Proportional Rate Reduction in fast recovery (RFC 6937)
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
 //! - `rate`: delivery rate estimation (draft-cheng-iccrg-delivery-rate-estimation)
 //! - `rtt`: the RFC 6298 estimator
@@ -15,6 +16,7 @@
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
+pub(crate) mod prr;
 pub(crate) mod rate;
 pub(crate) mod reassembly;
 pub(crate) mod rtt;
@@ -91,6 +93,17 @@ pub struct TcpConfig {
     /// 5681's conservative min(N, SMSS).
     #[serde(default = "abc_limit_default")]
     pub(crate) abc_limit_segments: u32,
+    /// Byte counting in congestion avoidance too (RFC 3465 §2.1): Reno
+    /// adds one SMSS per cwnd of bytes acknowledged instead of SMSS²/cwnd
+    /// per ACK. Slow start always counts bytes, up to `abc_limit_segments`
+    /// per ACK; CUBIC counts acknowledged bytes in both regions anyway.
+    #[serde(default)]
+    pub(crate) abc: bool,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) paces what fast
+    /// recovery sends, for `reno`, `newreno` and `sack` (Tahoe has no fast
+    /// recovery).
+    #[serde(default)]
+    pub(crate) prr: bool,
     /// None = unlimited (the window decides).
     #[serde(rename = "initial_ssthresh_bytes", default)]
     pub(crate) initial_ssthresh: Option<u64>,
@@ -184,6 +197,8 @@ impl TcpConfig {
             header: 40,
             initial_window_segments: 3,
             abc_limit_segments: 2,
+            abc: false,
+            prr: false,
             initial_ssthresh: None,
             min_rto: Duration::from_millis(1000),
             initial_rto: Duration::from_millis(1000),

@@ -34,6 +34,7 @@
 
 use super::congestion::{self, CaState, CongestionControl, Controller, RateAck, Window};
 use super::cwv::{self, Validator};
+use super::prr::Prr;
 use super::rate::RateEstimator;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
@@ -74,8 +75,9 @@ enum Recovery {
     /// No fast recovery under way.
     Open,
     /// Fast recovery, with the partial ACKs seen in it: NewReno resets the
-    /// retransmission timer on the first only (RFC 6582 §3.2 step 5).
-    Fast { partial_acks: u32 },
+    /// retransmission timer on the first only (RFC 6582 §3.2 step 5); and
+    /// with `prr`, the rate reduction's state (RFC 6937).
+    Fast { partial_acks: u32, prr: Option<Prr> },
 }
 
 /// What one end of a connection counted: segments and payload bytes sent,
@@ -117,6 +119,11 @@ pub struct TcpSocket {
     /// New data sent by Limited Transmit since the last new ACK: RFC 3042
     /// §2 keeps it out of FlightSize when ssthresh is set.
     limited_sent: u64,
+    /// Without SACK, the bytes duplicate ACKs say arrived above snd_una
+    /// (one SMSS each, less what later ACKs cover): RFC 6937 §2's
+    /// DeliveredData and the pipe estimate, as Linux counts `sacked_out`
+    /// for a Reno connection. Used only by PRR.
+    dup_acked: u64,
     recovery: Recovery,
     /// NewReno `recover` / RFC 6675 RecoveryPoint: set on entering fast
     /// recovery and at a timeout, it outlives the recovery, so that the
@@ -179,6 +186,7 @@ impl TcpSocket {
             cfg.congestion_control,
             cfg.abc_limit_segments,
             cfg.hystart,
+            cfg.abc,
             cfg.hybla_rtt0,
         );
         let rate = cc.wants_rate_samples().then(RateEstimator::default);
@@ -203,6 +211,7 @@ impl TcpSocket {
             },
             dupacks: 0,
             limited_sent: 0,
+            dup_acked: 0,
             recovery: Recovery::Open,
             recover: 0,
             cwnd_limited: true,
@@ -440,6 +449,7 @@ impl TcpSocket {
         let window = (h.window as u64) << self.peer_shift;
         self.peer_rwnd = window;
         let prior_in_flight = self.rate.is_some().then(|| self.in_flight());
+        let mark = self.delivery_mark();
         if self.cfg.variant == Variant::Sack {
             for &(s, e) in &h.sack[..h.sack_blocks as usize] {
                 let s = unwrap(self.snd_una, s);
@@ -454,9 +464,9 @@ impl TcpSocket {
             if let Some(r) = &mut self.rate {
                 r.on_cum_ack(now, ack);
             }
-            self.on_new_ack(now, ack, out);
+            self.on_new_ack(now, ack, mark, out);
         } else if len == 0 && self.snd_max > self.snd_una {
-            self.on_dup_ack(now, out);
+            self.on_dup_ack(now, mark, out);
         }
         if let Some(prior) = prior_in_flight {
             self.rate_sample(now, prior);
@@ -507,7 +517,8 @@ impl TcpSocket {
         self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Pdu>) {
+    /// `mark`: the delivery mark before this ACK (for PRR).
+    fn on_new_ack(&mut self, now: Time, ack: u64, mark: u64, out: &mut Vec<Pdu>) {
         let acked = ack - self.snd_una;
         let rtt_sample = self.ack_rtt_sample(now, ack);
         if let Some((end, t)) = self.timing {
@@ -519,13 +530,19 @@ impl TcpSocket {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         self.scoreboard.advance(ack);
+        self.dup_acked = if self.in_recovery() {
+            self.dup_acked.saturating_sub(acked)
+        } else {
+            0
+        };
         self.dupacks = 0;
         self.limited_sent = 0;
         self.consecutive_timeouts = 0;
         let was_in_recovery = self.in_recovery();
         if self.in_recovery() {
-            self.recovery_ack(now, ack, acked, out);
+            self.recovery_ack(now, ack, acked, mark, out);
             if !self.in_recovery() {
+                self.dup_acked = 0;
                 let mut w = self.window();
                 self.cwv.on_recovery_end(&mut w, self.retransmitted_bytes);
                 self.set_window(w);
@@ -540,7 +557,7 @@ impl TcpSocket {
             // RFC 6582 §3.2 step 5: reset the timer on the first partial
             // ACK only, so a window with many losses ends in a timeout
             // instead of one repair per RTT for ever.
-            if let Recovery::Fast { partial_acks } = &mut self.recovery {
+            if let Recovery::Fast { partial_acks, .. } = &mut self.recovery {
                 if *partial_acks == 0 {
                     self.rto_timer.arm(now, self.rtt.rto());
                 }
@@ -651,7 +668,7 @@ impl TcpSocket {
                 }
                 break;
             }
-            let cwnd = self.cwnd + limited_transmit;
+            let cwnd = self.cwnd + limited_transmit + self.prr_dup_acked();
             self.cwnd_limited = cwnd <= self.peer_rwnd;
             let window = cwnd.min(self.peer_rwnd);
             let usable = (self.snd_una + window).saturating_sub(self.snd_nxt);
@@ -740,6 +757,9 @@ impl TcpSocket {
         self.pace(now, len);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
+        if let Recovery::Fast { prr: Some(p), .. } = &mut self.recovery {
+            p.on_send(len);
+        }
         if retransmission {
             self.stats.retransmissions += 1;
             self.retransmitted_bytes += len;

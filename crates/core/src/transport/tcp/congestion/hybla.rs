@@ -361,7 +361,7 @@ mod tests {
     fn at_rho_one_every_ack_is_renos() {
         // The same ACKs through both, crossing ssthresh, with a loss.
         let mut h = Hybla::new(2, None, None);
-        let mut r = Reno::new(2, None);
+        let mut r = Reno::new(2, None, false);
         let (mut wh, mut wr) = (window(3, 40 * MSS), window(3, 40 * MSS));
         for i in 0..2000u64 {
             let a = ack(if i % 3 == 0 { 2 * MSS } else { MSS }, Some(ms(25)));

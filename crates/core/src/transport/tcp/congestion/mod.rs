@@ -4,7 +4,8 @@
 //! the same for every controller, as in Linux's split between
 //! `tcp_input.c` and its pluggable congestion-control modules.
 //!
-//! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting (the default)
+//! - `reno`: RFC 5681 §3.1 with RFC 3465 byte counting in slow start, and
+//!   in congestion avoidance with `abc` (the default controller)
 //! - `cubic`: RFC 9438
 //! - `hybla`: TCP Hybla (Caini and Firrincieli 2004; Linux's tcp_hybla.c)
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
@@ -106,16 +107,19 @@ pub(crate) enum Controller {
 }
 
 impl Controller {
-    /// `hybla_rtt0` is Hybla's RTT0 (its default when None).
+    /// `abc`: RFC 3465 §2.1 byte counting in Reno's congestion avoidance
+    /// (CUBIC counts acknowledged bytes anyway, RFC 9438 §4.3); `hybla_rtt0`
+    /// is Hybla's RTT0 (its default when None).
     pub(crate) fn new(
         kind: Kind,
         abc_limit_segments: u32,
         hystart: bool,
+        abc: bool,
         hybla_rtt0: Option<Duration>,
     ) -> Controller {
         let hystart = hystart.then(HyStart::default);
         match kind {
-            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart)),
+            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart, abc)),
             Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
             Kind::Hybla => Controller::Hybla(Hybla::new(abc_limit_segments, hystart, hybla_rtt0)),
             Kind::Bbr => Controller::Bbr(Box::default()),

@@ -1,22 +1,45 @@
 //! Loss recovery of one endpoint: fast retransmit and fast recovery (RFC
 //! 5681 §3.2, Reno), NewReno partial ACKs (RFC 6582 §3.2), SACK recovery
 //! with the pipe algorithm (RFC 6675 §5), and the retransmission timeout
-//! (RFC 6298 §5, RFC 5681 §3.1 eq. (4)).
+//! (RFC 6298 §5, RFC 5681 §3.1 eq. (4)). With `prr`, Proportional Rate
+//! Reduction (RFC 6937 §3, `prr.rs`) sets cwnd = pipe + sndcnt on every
+//! ACK of a fast recovery instead of RFC 6675's cwnd = ssthresh, RFC
+//! 5681's inflation and RFC 6582's deflation; recovery still ends at cwnd =
+//! ssthresh.
 
 use super::{Recovery, State, TcpSocket};
 use crate::engine::Time;
 use crate::net::pdu::{Pdu, TCP_ACK, TCP_SYN};
 use crate::transport::tcp::congestion::CongestionControl;
+use crate::transport::tcp::prr::{Bound, Prr};
 use crate::transport::tcp::Variant;
 
 impl TcpSocket {
-    pub(super) fn recovery_ack(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Pdu>) {
+    pub(super) fn recovery_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        acked: u64,
+        mark: u64,
+        out: &mut Vec<Pdu>,
+    ) {
         let mss = self.cfg.mss as u64;
         let full = ack >= self.recover;
         match self.cfg.variant {
             Variant::Reno | Variant::Tahoe => {
                 self.cwnd = self.ssthresh;
                 self.recovery = Recovery::Open;
+            }
+            // RFC 6937: recovery ends at cwnd = ssthresh (Linux's
+            // tcp_end_cwnd_reduction).
+            Variant::NewReno if full && self.cfg.prr => {
+                self.cwnd = self.ssthresh;
+                self.recovery = Recovery::Open;
+            }
+            Variant::NewReno if self.cfg.prr => {
+                self.prr_ack(mark, true);
+                let len = mss.min(self.snd_max - self.snd_una);
+                self.retransmit(now, self.snd_una, len, out);
             }
             Variant::NewReno if full => {
                 // RFC 6582 §3.2 step 3, option 1.
@@ -36,22 +59,32 @@ impl TcpSocket {
                 self.recovery = Recovery::Open;
                 self.scoreboard.high_rxt = 0;
             }
-            Variant::Sack => {}
+            Variant::Sack => self.prr_ack(mark, false),
         }
     }
 
-    pub(super) fn on_dup_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
+    /// `mark`: the delivery mark before this ACK (for PRR).
+    pub(super) fn on_dup_ack(&mut self, now: Time, mark: u64, out: &mut Vec<Pdu>) {
         self.dupacks += 1;
         self.stats.dup_acks += 1;
         let mss = self.cfg.mss as u64;
+        self.dup_acked = (self.dup_acked + mss).min(self.snd_max - self.snd_una);
         match self.cfg.variant {
             Variant::Tahoe => {}
             Variant::Reno | Variant::NewReno => {
                 if self.in_recovery() {
-                    self.cwnd += mss; // window inflation
+                    if self.cfg.prr {
+                        self.prr_ack(mark, false);
+                    } else {
+                        self.cwnd += mss; // window inflation
+                    }
                 } else if self.dupacks == 3 && self.may_enter_recovery() {
                     self.enter_recovery(now);
-                    self.cwnd = self.ssthresh.saturating_add(3 * mss);
+                    if self.cfg.prr {
+                        self.prr_ack(mark, true);
+                    } else {
+                        self.cwnd = self.ssthresh.saturating_add(3 * mss);
+                    }
                     self.fast_retransmit(now, out);
                 }
             }
@@ -59,13 +92,69 @@ impl TcpSocket {
                 let lost = self
                     .scoreboard
                     .first_is_lost(self.snd_una, self.snd_max, mss);
-                if !self.in_recovery() && (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
+                if self.in_recovery() {
+                    self.prr_ack(mark, false);
+                } else if (self.dupacks >= 3 || lost) && self.may_enter_recovery() {
                     self.enter_recovery(now);
-                    self.cwnd = self.ssthresh;
+                    if self.cfg.prr {
+                        self.prr_ack(mark, false);
+                    } else {
+                        self.cwnd = self.ssthresh;
+                    }
                     let len = self.fast_retransmit(now, out);
                     self.scoreboard.high_rxt = self.snd_una + len;
                 }
             }
+        }
+    }
+
+    /// What the receiver is known to hold: snd_una plus the SACKed bytes,
+    /// or without SACK the duplicate ACKs' estimate. DeliveredData (RFC
+    /// 6937 §2) is its change over one ACK.
+    pub(super) fn delivery_mark(&self) -> u64 {
+        let above = if self.cfg.variant == Variant::Sack {
+            self.scoreboard.sacked_bytes()
+        } else {
+            self.dup_acked
+        };
+        self.snd_una + above
+    }
+
+    /// RFC 6675 pipe, or without SACK FlightSize less what duplicate ACKs
+    /// reported; `resend_pending`: less the hole about to be retransmitted
+    /// (deemed lost, not yet resent), so the retransmission counts against
+    /// sndcnt as Linux's lost_out/retrans_out accounting has it.
+    fn prr_pipe(&self, resend_pending: bool) -> u64 {
+        let mss = self.cfg.mss as u64;
+        if self.cfg.variant == Variant::Sack {
+            return self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
+        }
+        let pipe = (self.snd_max - self.snd_una).saturating_sub(self.dup_acked);
+        if resend_pending {
+            pipe.saturating_sub(mss.min(self.snd_max - self.snd_una))
+        } else {
+            pipe
+        }
+    }
+
+    /// RFC 6937 §3 on an ACK of a fast recovery: cwnd = pipe + sndcnt, so
+    /// what the sending rules let out next is sndcnt. No-op without PRR.
+    fn prr_ack(&mut self, mark: u64, resend_pending: bool) {
+        let delivered = self.delivery_mark().saturating_sub(mark);
+        let pipe = self.prr_pipe(resend_pending);
+        if let Recovery::Fast { prr: Some(p), .. } = &mut self.recovery {
+            self.cwnd = pipe + p.on_ack(delivered, pipe);
+        }
+    }
+
+    /// Without SACK, the bytes send_new_data may count beyond cwnd while
+    /// PRR runs: its window is over snd_nxt − snd_una, PRR's over pipe.
+    pub(super) fn prr_dup_acked(&self) -> u64 {
+        match self.recovery {
+            Recovery::Fast { prr: Some(_), .. } if self.cfg.variant != Variant::Sack => {
+                self.dup_acked
+            }
+            _ => 0,
         }
     }
 
@@ -106,7 +195,15 @@ impl TcpSocket {
             .on_recovery_start(&self.window(), &s, self.retransmitted_bytes);
         self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
         self.recover = self.snd_max;
-        self.recovery = Recovery::Fast { partial_acks: 0 };
+        // RFC 6937 §3: RecoverFS = snd.nxt − snd.una (Linux uses the cwnd
+        // before the reduction), PRR-SSRB as RFC 6937 recommends.
+        let recover_fs = self.snd_nxt - self.snd_una;
+        let mss = self.cfg.mss as u64;
+        let prr = (self.cfg.prr).then(|| Prr::start(self.ssthresh, recover_fs, mss, Bound::Ssrb));
+        self.recovery = Recovery::Fast {
+            partial_acks: 0,
+            prr,
+        };
         self.timing = None; // Karn: the timed segment may be retransmitted
     }
 
@@ -149,6 +246,7 @@ impl TcpSocket {
         self.recovery = Recovery::Open;
         self.dupacks = 0;
         self.limited_sent = 0;
+        self.dup_acked = 0;
         self.recover = self.snd_max;
         self.loss_until = self.snd_max;
         // RFC 6675 §5.1: keep the SACK information through the timeout, so

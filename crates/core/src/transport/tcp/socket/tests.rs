@@ -7,12 +7,16 @@ use crate::transport::tcp::cwv;
 const MS: u64 = 1_000_000_000;
 
 /// Two sockets joined by a lossless wire with a fixed one-way delay and
-/// no serialisation; `drop` may discard a data segment by its offset.
+/// no serialisation unless `spacing` (data segments leave side 0 at least
+/// that far apart, as from a bottleneck); `drop` may discard a data
+/// segment by its offset.
 struct Pair {
     s: [TcpSocket; 2],
     app: TcpApp,
     wire: Vec<(Time, usize, Pdu)>,
     one_way: Duration,
+    spacing: Duration,
+    last_arrival: Time,
     dropped: Vec<u64>,
     drop_once: Vec<u64>,
     log: Vec<(Time, usize, TcpHeader, u32)>,
@@ -35,6 +39,8 @@ impl Pair {
             app: TcpApp::new(app),
             wire: vec![],
             one_way: Duration(one_way_ms * MS),
+            spacing: Duration(0),
+            last_arrival: Time::ZERO,
             dropped: vec![],
             drop_once: vec![],
             log: vec![],
@@ -53,7 +59,12 @@ impl Pair {
                 continue;
             }
             self.log.push((now, from, h, len));
-            self.wire.push((now + self.one_way, 1 - from, p));
+            let mut at = now + self.one_way;
+            if from == 0 && len > 0 {
+                at = at.max(self.last_arrival + self.spacing);
+                self.last_arrival = at;
+            }
+            self.wire.push((at, 1 - from, p));
         }
     }
 
@@ -247,9 +258,15 @@ fn tahoe_waits_for_the_timer() {
 
 #[test]
 fn newreno_and_sack_repair_three_losses_in_one_window_without_timeout() {
-    for v in [Variant::NewReno, Variant::Sack] {
+    for (v, prr) in [Variant::NewReno, Variant::Sack]
+        .map(|v| [(v, false), (v, true)])
+        .concat()
+    {
         let mut p = Pair::new(
-            cfg(v, false),
+            TcpConfig {
+                prr,
+                ..cfg(v, false)
+            },
             50,
             AppKind::Bulk {
                 bytes: Some(200_000),
@@ -257,10 +274,10 @@ fn newreno_and_sack_repair_three_losses_in_one_window_without_timeout() {
         );
         p.drop_once = vec![30_000, 33_000, 36_000];
         p.run_until(Time(20_000 * MS));
-        assert_eq!(p.s[1].delivered, 200_000, "{v:?}");
-        assert_eq!(p.s[0].stats.timeouts, 0, "{v:?}");
-        assert_eq!(p.s[0].stats.fast_retransmits, 1, "{v:?}");
-        assert_eq!(p.s[0].stats.retransmissions, 3, "{v:?}");
+        assert_eq!(p.s[1].delivered, 200_000, "{v:?} {prr}");
+        assert_eq!(p.s[0].stats.timeouts, 0, "{v:?} {prr}");
+        assert_eq!(p.s[0].stats.fast_retransmits, 1, "{v:?} {prr}");
+        assert_eq!(p.s[0].stats.retransmissions, 3, "{v:?} {prr}");
     }
 }
 
@@ -405,4 +422,94 @@ fn rfc7661_loss_in_the_non_validated_phase() {
     // segment, and pipeACK starts again undefined (validated).
     let new = after_loss(cwv::Mode::Rfc7661);
     assert_eq!(new.s[0].ssthresh(), 3_500);
+}
+
+/// One loss in congestion avoidance at a window of 20 segments (100 ms
+/// RTT, no delayed ACKs), stepped 1 ms at a time: the sender's segments
+/// (time in ms, offset, retransmission) during the fast recovery, the
+/// recovery's start (ms), and cwnd, ssthresh and flight as it ended.
+struct Recovered {
+    sends: Vec<(u64, u64, bool)>,
+    start: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    flight: u64,
+}
+
+fn recover_one_loss(variant: Variant, prr: bool) -> Recovered {
+    let c = TcpConfig {
+        prr,
+        initial_window_segments: 20,
+        initial_ssthresh: Some(20_000),
+        ..cfg(variant, false)
+    };
+    let mut p = Pair::new(c, 50, AppKind::Bulk { bytes: None });
+    p.spacing = Duration(MS); // 8 Mb/s: ACKs 1 ms apart
+    p.drop_once = vec![40_000];
+    let (mut start, mut end, mut at_end) = (None, None, (0, 0, 0));
+    for ms in 1..3_000 {
+        p.run_until(Time(ms * MS));
+        let s = &p.s[0];
+        if start.is_none() && s.in_recovery() {
+            start = Some(ms - 1);
+        } else if start.is_some() && end.is_none() && !s.in_recovery() {
+            end = Some(ms - 1);
+            at_end = (s.cwnd(), s.ssthresh(), s.flight());
+        }
+    }
+    let (start, end) = (start.unwrap(), end.unwrap());
+    let mut highest = 0;
+    let mut sends = vec![];
+    for l in p.log.iter().filter(|l| l.1 == 0 && l.3 > 0) {
+        let (t, seq) = (l.0 .0 / MS, l.2.seq as u64);
+        if (start..end).contains(&t) {
+            sends.push((t, seq, seq < highest));
+        }
+        highest = highest.max(seq + l.3 as u64);
+    }
+    Recovered {
+        sends,
+        start,
+        cwnd: at_end.0,
+        ssthresh: at_end.1,
+        flight: at_end.2,
+    }
+}
+
+/// RFC 6937: PRR spreads the reduction over the recovery's round trip
+/// (new data on about every other ACK from the start) where RFC 6675 and
+/// RFC 5681's inflation wait half a round trip in silence; it sends
+/// ssthresh in all (the retransmission included), and recovery ends with
+/// cwnd = ssthresh and about ssthresh in flight.
+#[test]
+fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
+    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+        for prr in [false, true] {
+            let r = recover_one_loss(v, prr);
+            // The duplicate ACKs return over the first ~21 ms (1 ms apart).
+            let early = r
+                .sends
+                .iter()
+                .filter(|s| !s.2 && s.0 < r.start + 10)
+                .count();
+            if !prr {
+                assert_eq!(early, 0, "{v:?}: {:?}", r.sends);
+                continue;
+            }
+            assert!(early >= 3, "{v:?}: {:?}", r.sends);
+            let mut gaps = r.sends.windows(2).take(7).map(|w| w[1].0 - w[0].0);
+            assert!(gaps.all(|g| g <= 3), "{v:?}: {:?}", r.sends);
+            assert_eq!(
+                r.sends.len() as u64,
+                r.ssthresh / 1000,
+                "{v:?}: {:?}",
+                r.sends
+            );
+            assert_eq!(r.cwnd, r.ssthresh, "{v:?}");
+            assert!(
+                r.flight <= r.ssthresh && r.flight + 1000 > r.ssthresh,
+                "{v:?}"
+            );
+        }
+    }
 }
