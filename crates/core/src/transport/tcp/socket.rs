@@ -25,10 +25,13 @@
 //!
 //! The socket is a state machine driven by `on_segment`, `poll` and
 //! `output`; it never touches a scheduler. Loss recovery and the
-//! retransmission timeout are in `socket/recovery.rs`.
+//! retransmission timeout are in `socket/recovery.rs`, the hooks of
+//! RACK-TLP loss detection (RFC 8985, `recovery = "rack-tlp"`) in
+//! `socket/rack_tlp.rs`.
 
 use super::congestion::{self, CongestionControl, Controller, Window};
 use super::cwv::{self, Validator};
+use super::rack::{LossDetection, Rack};
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
@@ -37,6 +40,7 @@ use super::{TcpConfig, Variant};
 use crate::engine::{Duration, Time, Timer};
 use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
+mod rack_tlp;
 mod recovery;
 
 /// Where a socket sits and where its segments go.
@@ -132,6 +136,8 @@ pub struct TcpSocket {
     timing: Option<(u64, Time)>,
     rto_timer: Timer,
     scoreboard: Scoreboard,
+    /// RACK-TLP's loss detection, when `recovery = "rack-tlp"`.
+    rack: Option<Box<Rack>>,
     last_send: Time,
     syn_retransmitted: bool,
 
@@ -193,6 +199,7 @@ impl TcpSocket {
             timing: None,
             rto_timer: Timer::new(),
             scoreboard: Scoreboard::default(),
+            rack: (cfg.recovery == LossDetection::RackTlp).then(|| Box::new(Rack::new())),
             last_send: start,
             syn_retransmitted: false,
             rx: Reassembly::default(),
@@ -262,7 +269,11 @@ impl TcpSocket {
         if self.state == State::Closed {
             return self.start;
         }
-        self.rto_timer.deadline().min(self.delack_timer.deadline())
+        let rack = self.rack.as_ref().map_or(Time::NEVER, |r| r.poll_at());
+        self.rto_timer
+            .deadline()
+            .min(self.delack_timer.deadline())
+            .min(rack)
     }
 
     /// Timers and the opening of an active socket.
@@ -273,6 +284,9 @@ impl TcpSocket {
         if self.delack_timer.fire(now) {
             self.ack_now = true;
         }
+        if self.rack.is_some() {
+            self.rack_poll(now, out);
+        }
         if self.rto_timer.fire(now) {
             self.on_rto(now, out);
         }
@@ -281,7 +295,9 @@ impl TcpSocket {
     /// Sends what the windows allow, and any ACK that is due.
     pub(crate) fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
         if self.state == State::Established {
-            if self.in_recovery() && self.cfg.variant == Variant::Sack {
+            if self.in_recovery() && self.rack.is_some() {
+                self.rack_recovery_send(now, out);
+            } else if self.in_recovery() && self.cfg.variant == Variant::Sack {
                 self.sack_recovery_send(now, out);
             } else {
                 self.send_new_data(now, out);
@@ -403,17 +419,28 @@ impl TcpSocket {
         }
         let window = (h.window as u64) << self.peer_shift;
         self.peer_rwnd = window;
-        if self.cfg.variant == Variant::Sack {
-            for &(s, e) in &h.sack[..h.sack_blocks as usize] {
-                let s = unwrap(self.snd_una, s);
-                let e = unwrap(self.snd_una, e);
-                self.scoreboard.add(self.snd_una, s, e.min(self.snd_max));
-            }
+        let mut blocks = [(0, 0); 3];
+        let n = if self.cfg.variant == Variant::Sack {
+            h.sack_blocks as usize
+        } else {
+            0
+        };
+        for (i, &(s, e)) in h.sack[..n].iter().enumerate() {
+            let s = unwrap(self.snd_una, s);
+            let e = unwrap(self.snd_una, e).min(self.snd_max);
+            self.scoreboard.add(self.snd_una, s, e);
+            blocks[i] = (s, e);
         }
+        let prev_una = self.snd_una;
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
         } else if len == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack(now, out);
+        }
+        if self.rack.is_some() {
+            let pure_dup = ack == prev_una && len == 0 && n == 0;
+            let advanced = ack > prev_una;
+            self.rack_on_ack(now, ack, &blocks[..n], advanced, pure_dup, out);
         }
     }
 
@@ -637,6 +664,9 @@ impl TcpSocket {
             self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.1
         }
         self.last_send = now;
+        if self.rack.is_some() {
+            self.rack_on_send(now, seq, len, retransmission);
+        }
         // Every data segment carries the current ACK.
         self.ack_sent();
     }
