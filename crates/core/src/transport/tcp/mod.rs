@@ -219,7 +219,9 @@ impl Check for TcpConfig {
         }
         if self.recovery == rack::LossDetection::RackTlp && self.variant != Variant::Sack {
             // RFC 8985 §5: RACK needs to know which segments were delivered.
-            return Err("recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into());
+            return Err(
+                "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
+            );
         }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());

@@ -303,7 +303,9 @@ impl Rack {
     }
 
     fn mark_lost(&mut self, start: u64) {
-        let mut seg = self.remove(start).expect("watched segments are outstanding");
+        let mut seg = self
+            .remove(start)
+            .expect("watched segments are outstanding");
         seg.mark = Mark::Lost;
         self.insert(start, seg);
     }
@@ -335,6 +337,11 @@ impl Rack {
     /// Bytes in the network (RFC 6675 SetPipe with RACK's loss marks).
     pub(crate) fn pipe(&self) -> u64 {
         self.pipe
+    }
+
+    #[cfg(test)]
+    pub(crate) fn reordering_seen(&self) -> bool {
+        self.reordering_seen
     }
 
     #[cfg(test)]

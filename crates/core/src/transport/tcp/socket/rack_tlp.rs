@@ -18,10 +18,7 @@ impl TcpSocket {
     }
 
     fn rack_reo_wnd(&self) -> Duration {
-        let sacked = self
-            .scoreboard
-            .sacked_bytes()
-            .div_ceil(self.cfg.mss as u64);
+        let sacked = self.scoreboard.sacked_bytes().div_ceil(self.cfg.mss as u64);
         self.rack.as_ref().map_or(Duration::ZERO, |r| {
             r.reo_wnd(self.repairing(), sacked, self.rtt.srtt())
         })
@@ -53,10 +50,7 @@ impl TcpSocket {
             sack,
             pure_dup,
             in_recovery: self.repairing(),
-            sacked_segments: self
-                .scoreboard
-                .sacked_bytes()
-                .div_ceil(self.cfg.mss as u64),
+            sacked_segments: self.scoreboard.sacked_bytes().div_ceil(self.cfg.mss as u64),
             srtt: self.rtt.srtt(),
         };
         let Some(r) = self.rack.as_mut() else {

@@ -7,7 +7,9 @@ use crate::transport::tcp::cwv;
 const MS: u64 = 1_000_000_000;
 
 /// Two sockets joined by a lossless wire with a fixed one-way delay and
-/// no serialisation; `drop` may discard a data segment by its offset.
+/// no serialisation; `drop_once` discards a data segment by its offset
+/// (listed twice, also its first retransmission), `delay_once` holds one
+/// back by so many extra milliseconds.
 struct Pair {
     s: [TcpSocket; 2],
     app: TcpApp,
@@ -15,6 +17,7 @@ struct Pair {
     one_way: Duration,
     dropped: Vec<u64>,
     drop_once: Vec<u64>,
+    delay_once: Vec<(u64, u64)>,
     log: Vec<(Time, usize, TcpHeader, u32)>,
 }
 
@@ -37,6 +40,7 @@ impl Pair {
             one_way: Duration(one_way_ms * MS),
             dropped: vec![],
             drop_once: vec![],
+            delay_once: vec![],
             log: vec![],
         }
     }
@@ -47,13 +51,22 @@ impl Pair {
                 unreachable!()
             };
             let len = p.bytes - 40;
-            if from == 0 && len > 0 && self.drop_once.contains(&(h.seq as u64)) {
-                self.drop_once.retain(|s| *s != h.seq as u64);
-                self.dropped.push(h.seq as u64);
-                continue;
+            let seq = h.seq as u64;
+            if from == 0 && len > 0 {
+                if let Some(i) = self.drop_once.iter().position(|&s| s == seq) {
+                    self.drop_once.remove(i);
+                    self.dropped.push(seq);
+                    continue;
+                }
+            }
+            let mut delay = self.one_way;
+            if from == 0 && len > 0 {
+                if let Some(i) = self.delay_once.iter().position(|&(s, _)| s == seq) {
+                    delay = delay + Duration(self.delay_once.remove(i).1 * MS);
+                }
             }
             self.log.push((now, from, h, len));
-            self.wire.push((now + self.one_way, 1 - from, p));
+            self.wire.push((now + delay, 1 - from, p));
         }
     }
 
@@ -406,3 +419,5 @@ fn rfc7661_loss_in_the_non_validated_phase() {
     let new = after_loss(cwv::Mode::Rfc7661);
     assert_eq!(new.s[0].ssthresh(), 3_500);
 }
+
+mod rack_tlp;
