@@ -180,6 +180,15 @@ impl Rack {
         self.pto_timer.fire(now).then_some(Due::Probe)
     }
 
+    /// An RTT sample taken outside RACK (the handshake's): min_RTT is the
+    /// connection's, as Linux's tcp_min_rtt includes the SYN's. Without it
+    /// a short last segment resent by a probe, quicker to serialise than
+    /// the full segments min_RTT came from, would look like the original's
+    /// ACK and be ignored.
+    pub(crate) fn note_rtt(&mut self, rtt: Duration) {
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
     // ----- what the socket sends -----
 
     /// A segment [seq, seq+len) leaves now: new data, or a retransmission

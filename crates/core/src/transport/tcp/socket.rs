@@ -379,6 +379,9 @@ impl TcpSocket {
         if let Some((_, t)) = self.timing.take() {
             if !self.syn_retransmitted {
                 self.rtt.sample(now.since(t));
+                if let Some(r) = self.rack.as_mut() {
+                    r.note_rtt(now.since(t));
+                }
             }
         }
         if self.syn_retransmitted {
