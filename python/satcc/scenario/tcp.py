@@ -320,7 +320,7 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
         checks.refuse(
             (*path, "recovery"),
             f'recovery = "rack-tlp" needs SACK (variant = "sack"): RACK-TLP tells '
-            f'lost segments from delivered ones by SACK (RFC 8985 section 5), '
+            f"lost segments from delivered ones by SACK (RFC 8985 section 5), "
             f'got variant = "{tcp.variant}"',
         )
     if tcp.max_rto < tcp.min_rto:

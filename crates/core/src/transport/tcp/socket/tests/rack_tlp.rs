@@ -64,10 +64,9 @@ fn a_tail_loss_is_repaired_by_the_probe_without_a_timeout() {
     let last_ack_sent = rack
         .log
         .iter()
-        .filter(|l| l.1 == 1 && l.0 < probe)
-        .map(|l| l.0)
-        .last()
-        .unwrap();
+        .rfind(|l| l.1 == 1 && l.0 < probe)
+        .unwrap()
+        .0;
     // SRTT is 100 ms on this wire. The last ACK arrives 50 ms after it
     // was sent and re-arms the timer with one segment in flight:
     // PTO = 2·SRTT + WCDelAckT (200 ms) = 400 ms.
