@@ -52,6 +52,8 @@ NETPIPE_REPORTS = ("mean", "min_trial")
 NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
 CONGESTION_CONTROLS = ("reno", "cubic", "hybla", "bbr")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
+# How a SACK sender finds lost segments: RFC 6675's IsLost, or RFC 8985.
+RECOVERIES = ("rfc6675", "rack-tlp")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
 # the IETF standards track as a conservative stack follows it; "linux" is what
@@ -263,6 +265,7 @@ class Tcp(_Table):
     rto_restart_on_fast_retransmit: Annotated[Bool, UNLESS_DEFAULT] = True
     # RFC 6937 Proportional Rate Reduction (PRR-SSRB) in fast recovery.
     prr: Annotated[Bool, UNLESS_DEFAULT] = False
+    recovery: Annotated[choice(*RECOVERIES), UNLESS_DEFAULT] = "rfc6675"
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -321,6 +324,13 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
         key = "abc_limit" if tcp.abc_limit > MAX_SEGMENT_COUNT else "initial_window"
         checks.refuse((*path, key), f"{key} must be at most {MAX_SEGMENT_COUNT} segments")
     _check_buffers(checks, path, tcp)
+    if tcp.recovery == "rack-tlp" and tcp.variant != "sack":
+        checks.refuse(
+            (*path, "recovery"),
+            f'recovery = "rack-tlp" needs SACK (variant = "sack"): RACK-TLP tells '
+            f"lost segments from delivered ones by SACK (RFC 8985 section 5), "
+            f'got variant = "{tcp.variant}"',
+        )
     if tcp.max_rto < tcp.min_rto:
         # The key the table gave is the one to change, not the preset's.
         if tcp.from_preset("max_rto"):

@@ -11,12 +11,14 @@
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
 //! - `scoreboard`: the SACK sender's scoreboard (RFC 6675)
+//! - `rack`: RACK-TLP loss detection (RFC 8985)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
 //! - `trace`: a sender's cwnd, ssthresh, phase, srtt and RTO as they change
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
 pub(crate) mod prr;
+pub(crate) mod rack;
 pub(crate) mod rate;
 pub(crate) mod reassembly;
 pub(crate) mod rtt;
@@ -136,6 +138,10 @@ pub struct TcpConfig {
     /// §5.1 read literally).
     #[serde(default = "yes")]
     pub(crate) rto_restart_on_fast_retransmit: bool,
+    /// How SACK recovery finds lost segments: RFC 6675's IsLost or RFC
+    /// 8985's RACK-TLP (`recovery`); needs `variant = "sack"`.
+    #[serde(default)]
+    pub(crate) recovery: rack::LossDetection,
     pub(crate) window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
@@ -210,6 +216,7 @@ impl TcpConfig {
             restart_after_idle: true,
             cwnd_validation: cwv::Mode::Off,
             rto_restart_on_fast_retransmit: true,
+            recovery: rack::LossDetection::Rfc6675,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,
@@ -243,6 +250,12 @@ impl Check for TcpConfig {
             if rtt0.ps() == 0 {
                 return Err("hybla_rtt0 must be positive".into());
             }
+        }
+        if self.recovery == rack::LossDetection::RackTlp && self.variant != Variant::Sack {
+            // RFC 8985 §5: RACK needs to know which segments were delivered.
+            return Err(
+                "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
+            );
         }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());

@@ -31,10 +31,14 @@
 //! (`rate.rs`) and sets cwnd itself after the socket's loss recovery; when
 //! it gives a pacing rate, segments leave no faster than it (next send time
 //! = last send + length/rate, as Linux's internal pacing).
+//!
+//! The hooks of RACK-TLP loss detection (RFC 8985, `recovery = "rack-tlp"`)
+//! are in `socket/rack_tlp.rs`.
 
 use super::congestion::{self, CaState, CongestionControl, Controller, RateAck, Window};
 use super::cwv::{self, Validator};
 use super::prr::Prr;
+use super::rack::{LossDetection, Rack};
 use super::rate::RateEstimator;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
@@ -44,6 +48,7 @@ use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
 use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
+mod rack_tlp;
 mod recovery;
 
 /// Where a socket sits and where its segments go.
@@ -145,6 +150,8 @@ pub struct TcpSocket {
     timing: Option<(u64, Time)>,
     rto_timer: Timer,
     scoreboard: Scoreboard,
+    /// RACK-TLP's loss detection, when `recovery = "rack-tlp"`.
+    rack: Option<Box<Rack>>,
     last_send: Time,
     syn_retransmitted: bool,
     /// Delivery-rate estimation, when the controller runs on it.
@@ -224,6 +231,7 @@ impl TcpSocket {
             timing: None,
             rto_timer: Timer::new(),
             scoreboard: Scoreboard::default(),
+            rack: (cfg.recovery == LossDetection::RackTlp).then(|| Box::new(Rack::new())),
             last_send: start,
             syn_retransmitted: false,
             rate,
@@ -302,10 +310,12 @@ impl TcpSocket {
         if self.state == State::Closed {
             return self.start;
         }
+        let rack = self.rack.as_ref().map_or(Time::NEVER, |r| r.poll_at());
         self.rto_timer
             .deadline()
             .min(self.delack_timer.deadline())
             .min(self.pacing_timer.deadline())
+            .min(rack)
     }
 
     /// Timers and the opening of an active socket.
@@ -315,6 +325,9 @@ impl TcpSocket {
         }
         if self.delack_timer.fire(now) {
             self.ack_now = true;
+        }
+        if self.rack.is_some() {
+            self.rack_poll(now, out);
         }
         if self.rto_timer.fire(now) {
             self.on_rto(now, out);
@@ -326,7 +339,9 @@ impl TcpSocket {
     /// Sends what the windows allow, and any ACK that is due.
     pub(crate) fn output(&mut self, now: Time, out: &mut Vec<Pdu>) {
         if self.state == State::Established {
-            if self.in_recovery() && self.cfg.variant == Variant::Sack {
+            if self.in_recovery() && self.rack.is_some() {
+                self.rack_recovery_send(now, out);
+            } else if self.in_recovery() && self.cfg.variant == Variant::Sack {
                 self.sack_recovery_send(now, out);
             } else {
                 self.send_new_data(now, out);
@@ -408,6 +423,9 @@ impl TcpSocket {
         if let Some((_, t)) = self.timing.take() {
             if !self.syn_retransmitted {
                 self.rtt.sample(now.since(t));
+                if let Some(r) = self.rack.as_mut() {
+                    r.note_rtt(now.since(t));
+                }
             }
         }
         if self.syn_retransmitted {
@@ -450,16 +468,22 @@ impl TcpSocket {
         self.peer_rwnd = window;
         let prior_in_flight = self.rate.is_some().then(|| self.in_flight());
         let mark = self.delivery_mark();
-        if self.cfg.variant == Variant::Sack {
-            for &(s, e) in &h.sack[..h.sack_blocks as usize] {
-                let s = unwrap(self.snd_una, s);
-                let e = unwrap(self.snd_una, e);
-                self.scoreboard.add(self.snd_una, s, e.min(self.snd_max));
-                if let Some(r) = &mut self.rate {
-                    r.on_sack(now, s, e.min(self.snd_max));
-                }
+        let mut blocks = [(0, 0); 3];
+        let n = if self.cfg.variant == Variant::Sack {
+            h.sack_blocks as usize
+        } else {
+            0
+        };
+        for (i, &(s, e)) in h.sack[..n].iter().enumerate() {
+            let s = unwrap(self.snd_una, s);
+            let e = unwrap(self.snd_una, e).min(self.snd_max);
+            self.scoreboard.add(self.snd_una, s, e);
+            if let Some(r) = &mut self.rate {
+                r.on_sack(now, s, e);
             }
+            blocks[i] = (s, e);
         }
+        let prev_una = self.snd_una;
         if ack > self.snd_una {
             if let Some(r) = &mut self.rate {
                 r.on_cum_ack(now, ack);
@@ -470,6 +494,11 @@ impl TcpSocket {
         }
         if let Some(prior) = prior_in_flight {
             self.rate_sample(now, prior);
+        }
+        if self.rack.is_some() {
+            let pure_dup = ack == prev_una && len == 0 && n == 0;
+            let advanced = ack > prev_una;
+            self.rack_on_ack(now, ack, &blocks[..n], advanced, pure_dup, out);
         }
     }
 
@@ -781,6 +810,9 @@ impl TcpSocket {
             self.rto_timer.arm(now, self.rtt.rto()); // RFC 6298 §5.1
         }
         self.last_send = now;
+        if self.rack.is_some() {
+            self.rack_on_send(now, seq, len, retransmission);
+        }
         // Every data segment carries the current ACK.
         self.ack_sent();
     }

@@ -88,6 +88,8 @@ impl TcpSocket {
                     self.fast_retransmit(now, out);
                 }
             }
+            // RACK-TLP decides losses by time, not by DupThresh.
+            Variant::Sack if self.rack.is_some() => {}
             Variant::Sack => {
                 let lost = self
                     .scoreboard
@@ -180,12 +182,12 @@ impl TcpSocket {
 
     /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
     /// the window already being recovered.
-    fn may_enter_recovery(&self) -> bool {
+    pub(super) fn may_enter_recovery(&self) -> bool {
         // RFC 5681 (Reno) has no such guard.
         self.cfg.variant == Variant::Reno || self.snd_una >= self.recover || self.recover == 0
     }
 
-    fn enter_recovery(&mut self, now: Time) {
+    pub(super) fn enter_recovery(&mut self, now: Time) {
         // RFC 5681 §3.2 step 2 with RFC 3042 §2: FlightSize without the
         // segments Limited Transmit sent on the first two duplicate ACKs.
         let flight = self.snd_max - self.snd_una - self.limited_sent;
@@ -233,6 +235,7 @@ impl TcpSocket {
         }
         let mss = self.cfg.mss as u64;
         self.stats.timeouts += 1;
+        self.rack_on_rto(now);
         if self.consecutive_timeouts == 0 {
             // RFC 5681 §3.1 eq. (4) (RFC 9438 §4.8 for CUBIC); held
             // constant on repeated timeouts.

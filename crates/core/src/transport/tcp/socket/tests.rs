@@ -8,8 +8,9 @@ const MS: u64 = 1_000_000_000;
 
 /// Two sockets joined by a lossless wire with a fixed one-way delay and
 /// no serialisation unless `spacing` (data segments leave side 0 at least
-/// that far apart, as from a bottleneck); `drop` may discard a data
-/// segment by its offset.
+/// that far apart, as from a bottleneck); `drop_once` discards a data
+/// segment by its offset (listed twice, also its first retransmission),
+/// `delay_once` holds one back by so many extra milliseconds.
 struct Pair {
     s: [TcpSocket; 2],
     app: TcpApp,
@@ -19,6 +20,7 @@ struct Pair {
     last_arrival: Time,
     dropped: Vec<u64>,
     drop_once: Vec<u64>,
+    delay_once: Vec<(u64, u64)>,
     log: Vec<(Time, usize, TcpHeader, u32)>,
 }
 
@@ -43,6 +45,7 @@ impl Pair {
             last_arrival: Time::ZERO,
             dropped: vec![],
             drop_once: vec![],
+            delay_once: vec![],
             log: vec![],
         }
     }
@@ -53,14 +56,25 @@ impl Pair {
                 unreachable!()
             };
             let len = p.bytes - 40;
-            if from == 0 && len > 0 && self.drop_once.contains(&(h.seq as u64)) {
-                self.drop_once.retain(|s| *s != h.seq as u64);
-                self.dropped.push(h.seq as u64);
-                continue;
+            let seq = h.seq as u64;
+            if from == 0 && len > 0 {
+                if let Some(i) = self.drop_once.iter().position(|&s| s == seq) {
+                    self.drop_once.remove(i);
+                    self.dropped.push(seq);
+                    continue;
+                }
+            }
+            let mut delay = self.one_way;
+            if from == 0 && len > 0 {
+                if let Some(i) = self.delay_once.iter().position(|&(s, _)| s == seq) {
+                    delay = delay + Duration(self.delay_once.remove(i).1 * MS);
+                }
             }
             self.log.push((now, from, h, len));
-            let mut at = now + self.one_way;
-            if from == 0 && len > 0 {
+            let mut at = now + delay;
+            // Spacing keeps data segments in order; without it a delayed
+            // one may be overtaken.
+            if from == 0 && len > 0 && self.spacing.ps() > 0 {
                 at = at.max(self.last_arrival + self.spacing);
                 self.last_arrival = at;
             }
@@ -513,3 +527,5 @@ fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
         }
     }
 }
+
+mod rack_tlp;

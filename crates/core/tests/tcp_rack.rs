@@ -1,0 +1,89 @@
+//! RACK-TLP (RFC 8985) over a simulated GEO path, with losses placed by
+//! PDU number on the data direction (`loss_list`), against RFC 6675's
+//! detection on the same losses.
+
+use satcc_core::scenario::{summary, Description, World};
+use serde_json::{json, Value};
+
+const MS: u64 = 1_000_000_000;
+
+/// a --fwd--> b (275 ms, 2 Mb/s), b --rev--> a; a 100 kB SACK transfer.
+fn describe(recovery: &str, loss_list: &[u64]) -> Description {
+    let link = |name: &str, from: &str, to: &str, lost: Value| {
+        json!({"name": name, "from": from, "to": to, "delay_ps": 275 * MS, "ber": 0.0, "loss": 0.0,
+               "loss_list": lost, "queue": {"kind": "droptail", "limit": {"packets": 1000}},
+               "capacity": {"kind": "constant", "rate_bps": 2e6}})
+    };
+    let t = json!({"name": "t", "src_node": "a", "dst_node": "b", "variant": "sack",
+        "recovery": recovery,
+        "mss_bytes": 1460, "header_bytes": 40, "initial_window_segments": 10, "initial_ssthresh_bytes": null,
+        "min_rto_ps": 1000 * MS, "initial_rto_ps": 1000 * MS, "max_rto_ps": 60_000 * MS, "granularity_ps": MS,
+        "delayed_ack": true, "delayed_ack_ps": 40 * MS, "window_scaling": true,
+        "send_buffer_bytes": 1 << 20, "receive_buffer_bytes": 1 << 20, "handshake": true, "start_ps": 0,
+        "priority": 0, "clp": 0, "app": {"kind": "bulk", "bytes": 100_000}});
+    let d = json!({"name": "rack", "seed": 1, "duration_ps": 30_000 * MS,
+        "sample_interval_ps": 100 * MS, "max_events": null,
+        "stop_when": {"tcp": "t", "completed": true},
+        "nodes": [{"name": "a", "kind": "host", "routes": {"b": "fwd"}},
+                  {"name": "b", "kind": "host", "routes": {"a": "rev"}}],
+        "links": [link("fwd", "a", "b", json!(loss_list)), link("rev", "b", "a", json!([]))],
+        "sources": [], "sinks": [], "probes": [], "tcp": [t]});
+    serde_json::from_value(d).unwrap()
+}
+
+fn geo(recovery: &str, loss_list: &[u64]) -> summary::Summary {
+    let mut w = World::build(&describe(recovery, loss_list)).unwrap();
+    w.run();
+    w.summary()
+}
+
+fn f(s: &summary::Summary, k: &str) -> f64 {
+    s[&format!("tcp.t.{k}")].as_f64().unwrap_or(f64::NAN)
+}
+
+#[test]
+fn the_tail_of_a_transfer_is_repaired_by_a_probe_not_the_timer() {
+    // PDU 1 is the SYN; the 69 data segments are PDUs 2..=70. Losing the
+    // last two leaves no later segment to SACK: RFC 6675 waits for the
+    // RTO, TLP probes 2·SRTT after the last ACK and RACK finds the other.
+    let rfc = geo("rfc6675", &[69, 70]);
+    let rack = geo("rack-tlp", &[69, 70]);
+    let (t_rfc, t_rack) = (f(&rfc, "completion_time_s"), f(&rack, "completion_time_s"));
+    eprintln!(
+        "tail: rfc6675 {t_rfc:.3} s, {} timeouts; rack-tlp {t_rack:.3} s, {} timeouts",
+        f(&rfc, "timeouts"),
+        f(&rack, "timeouts")
+    );
+    assert_eq!(f(&rfc, "timeouts"), 1.0);
+    assert_eq!(f(&rack, "timeouts"), 0.0);
+    assert_eq!(f(&rack, "delivered_bytes"), 100_000.0);
+    assert!(t_rack < t_rfc, "{t_rack} vs {t_rfc}");
+}
+
+#[test]
+fn many_losses_in_one_window_are_repaired_in_one_recovery() {
+    // A third of the fourth flight lost, as after a slow-start overshoot.
+    let lost: Vec<u64> = (40..=52).collect();
+    let rfc = geo("rfc6675", &lost);
+    let rack = geo("rack-tlp", &lost);
+    eprintln!(
+        "burst: rfc6675 {:.3} s, rack-tlp {:.3} s",
+        f(&rfc, "completion_time_s"),
+        f(&rack, "completion_time_s")
+    );
+    for s in [&rfc, &rack] {
+        assert_eq!(f(s, "delivered_bytes"), 100_000.0);
+        assert_eq!(f(s, "retransmissions"), lost.len() as f64);
+        assert_eq!(f(s, "fast_retransmits"), 1.0);
+        assert_eq!(f(s, "timeouts"), 0.0);
+    }
+}
+
+#[test]
+fn rack_tlp_without_sack_is_refused() {
+    let mut d: Value = serde_json::from_str(&describe("rack-tlp", &[]).to_json()).unwrap();
+    d["tcp"][0]["variant"] = json!("newreno");
+    let d: Description = serde_json::from_value(d).unwrap();
+    let e = World::build(&d).err().expect("refused").to_string();
+    assert!(e.contains("SACK"), "{e}");
+}
