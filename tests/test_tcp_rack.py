@@ -22,6 +22,16 @@ def test_rack_tlp_without_sack_is_refused():
     )
 
 
+def test_prr_with_rack_tlp_is_refused_until_their_combination_is_validated():
+    assert_refused(
+        scenario(
+            **{"tcp.bulk.variant": "sack", "tcp.bulk.recovery": "rack-tlp", "tcp.bulk.prr": True}
+        ),
+        "tcp.bulk.prr",
+        "not supported yet",
+    )
+
+
 def test_unknown_recovery_is_refused():
     assert_refused(
         scenario(**{"tcp.bulk.recovery": "fack"}), "tcp.bulk.recovery", "rfc6675", "rack-tlp"

@@ -257,6 +257,10 @@ impl Check for TcpConfig {
                 "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
             );
         }
+        if self.recovery == rack::LossDetection::RackTlp && self.prr {
+            // Not yet reconciled: PRR's send budget with RACK's loss marks.
+            return Err("prr with recovery = \"rack-tlp\" is not supported yet".into());
+        }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());
         }
@@ -286,5 +290,18 @@ mod tests {
         assert_eq!(c.window_shift(), 14);
         c.window_scaling = false;
         assert_eq!(c.window_shift(), 0);
+    }
+
+    #[test]
+    fn rack_tlp_needs_sack_and_is_not_combined_with_prr_yet() {
+        let mut c = TcpConfig::default_newreno();
+        c.recovery = rack::LossDetection::RackTlp;
+        assert!(c.check().is_err());
+        c.variant = Variant::Sack;
+        assert!(c.check().is_ok());
+        c.prr = true;
+        assert!(c.check().is_err());
+        c.recovery = rack::LossDetection::Rfc6675;
+        assert!(c.check().is_ok());
     }
 }
