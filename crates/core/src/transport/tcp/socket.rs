@@ -467,7 +467,12 @@ impl TcpSocket {
         let window = (h.window as u64) << self.peer_shift;
         self.peer_rwnd = window;
         let prior_in_flight = self.rate.is_some().then(|| self.in_flight());
-        let mark = self.delivery_mark();
+        // Only PRR reads the mark; the SACKed-bytes sum is not free.
+        let mark = if self.cfg.prr {
+            self.delivery_mark()
+        } else {
+            0
+        };
         let mut blocks = [(0, 0); 3];
         let n = if self.cfg.variant == Variant::Sack {
             h.sack_blocks as usize
@@ -755,6 +760,12 @@ impl TcpSocket {
 
     /// The pacing clock after a segment of `len` bytes left now.
     fn pace(&mut self, now: Time, len: u64) {
+        // A pacing rate comes from the delivery-rate model, so only a
+        // controller that takes rate samples paces; the others skip the
+        // per-segment dispatch.
+        if self.rate.is_none() {
+            return;
+        }
         let w = self.window();
         if let Some(rate) = self
             .cc
