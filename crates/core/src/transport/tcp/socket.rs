@@ -27,15 +27,12 @@
 //! `output`; it never touches a scheduler. Loss recovery and the
 //! retransmission timeout are in `socket/recovery.rs`.
 //!
-//! A rate-based controller (BBR) gets a delivery-rate sample on every ACK
-//! (`rate.rs`) and sets cwnd itself after the socket's loss recovery; when
-//! it gives a pacing rate, segments leave no faster than it (next send time
-//! = last send + length/rate, as Linux's internal pacing).
-//!
 //! The hooks of RACK-TLP loss detection (RFC 8985, `recovery = "rack-tlp"`)
-//! are in `socket/rack_tlp.rs`.
+//! are in `socket/rack_tlp.rs`, connection set-up in `socket/handshake.rs`,
+//! a rate-based controller's samples and pacing in `socket/rate_based.rs`,
+//! and the wire form of a segment in `socket/segments.rs`.
 
-use super::congestion::{self, CaState, CongestionControl, Controller, RateAck, Window};
+use super::congestion::{self, CongestionControl, Controller, Window};
 use super::cwv::{self, Validator};
 use super::prr::Prr;
 use super::rack::{LossDetection, Rack};
@@ -43,13 +40,16 @@ use super::rate::RateEstimator;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::seq::{unwrap, wire};
+use super::seq::unwrap;
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
 use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
+mod handshake;
 mod rack_tlp;
+mod rate_based;
 mod recovery;
+mod segments;
 
 /// Where a socket sits and where its segments go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -375,71 +375,6 @@ impl TcpSocket {
         }
     }
 
-    // ----- connection set-up -----
-
-    fn open(&mut self, now: Time, out: &mut Vec<Pdu>) {
-        if !self.cfg.handshake {
-            self.state = State::Established;
-            return;
-        }
-        self.state = State::SynSent;
-        self.timing = Some((0, now));
-        out.push(self.control(now, TCP_SYN));
-        self.rto_timer.arm(now, self.rtt.rto());
-    }
-
-    fn on_syn(&mut self, now: Time, h: &TcpHeader, out: &mut Vec<Pdu>) {
-        let is_syn_ack = h.flags & TCP_ACK != 0;
-        match (self.state, is_syn_ack) {
-            (State::Listen | State::SynRcvd, false) => {
-                self.learn_peer(h);
-                if self.state == State::Listen {
-                    self.timing = Some((0, now));
-                }
-                self.state = State::SynRcvd;
-                out.push(self.control(now, TCP_SYN | TCP_ACK));
-                self.rto_timer.arm(now, self.rtt.rto());
-            }
-            (State::SynSent, true) => {
-                self.learn_peer(h);
-                self.handshake_rtt(now);
-                self.state = State::Established;
-                self.rto_timer.cancel();
-                self.ack_now = true;
-            }
-            // A retransmitted SYN-ACK: our ACK was lost; repeat it.
-            (State::Established, true) => self.ack_now = true,
-            _ => {}
-        }
-    }
-
-    fn learn_peer(&mut self, h: &TcpHeader) {
-        self.peer_shift = if self.cfg.window_scaling { h.wscale } else { 0 };
-        // RFC 7323 §2.2: the window of a SYN is never scaled.
-        self.peer_rwnd = h.window as u64;
-    }
-
-    fn handshake_rtt(&mut self, now: Time) {
-        if let Some((_, t)) = self.timing.take() {
-            if !self.syn_retransmitted {
-                self.rtt.sample(now.since(t));
-                if let Some(r) = self.rack.as_mut() {
-                    r.note_rtt(now.since(t));
-                }
-            }
-        }
-        if self.syn_retransmitted {
-            // RFC 6298 §5.7.
-            self.rtt.raise_to(Duration::from_millis(3000));
-        }
-    }
-
-    fn established_by_ack(&mut self, now: Time) {
-        self.handshake_rtt(now);
-        self.state = State::Established;
-        self.rto_timer.cancel();
-    }
-
     // ----- receiving data -----
 
     fn on_data(&mut self, now: Time, seq: u64, len: u64) {
@@ -505,50 +440,6 @@ impl TcpSocket {
             let advanced = ack > prev_una;
             self.rack_on_ack(now, ack, &blocks[..n], advanced, pure_dup, out);
         }
-    }
-
-    /// Bytes in the network: RFC 6675 pipe when SACK says more, else
-    /// everything outstanding.
-    fn in_flight(&self) -> u64 {
-        if self.cfg.variant == Variant::Sack && !self.scoreboard.is_empty() {
-            let mss = self.cfg.mss as u64;
-            return self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
-        }
-        self.snd_max - self.snd_una
-    }
-
-    /// A rate-based controller's turn, after loss recovery had its own:
-    /// the cwnd it sets is the one used (Linux's `cong_control`).
-    fn rate_sample(&mut self, now: Time, prior_in_flight: u64) {
-        let Some(r) = &mut self.rate else {
-            return;
-        };
-        let rs = r.sample(now);
-        let state = if self.in_recovery() {
-            CaState::Recovery
-        } else if self.loss_until > self.snd_una {
-            CaState::Loss
-        } else {
-            CaState::Open
-        };
-        let in_flight = self.in_flight();
-        let a = RateAck {
-            now,
-            rs,
-            prior_in_flight,
-            in_flight,
-            state,
-            srtt: self.rtt.srtt(),
-        };
-        let mut w = self.window();
-        self.cc.on_rate_sample(&mut w, &a);
-        self.set_window(w);
-        if self.cc.holds_app_limited() {
-            if let Some(r) = &mut self.rate {
-                r.mark_app_limited(in_flight);
-            }
-        }
-        self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
     }
 
     /// `mark`: the delivery mark before this ACK (for PRR).
@@ -748,35 +639,6 @@ impl TcpSocket {
         }
     }
 
-    /// Whether pacing holds the next segment back; if so the pacing timer
-    /// is set for when it may leave.
-    pub(super) fn paced_out(&mut self, now: Time) -> bool {
-        if now >= self.next_send {
-            return false;
-        }
-        self.pacing_timer.arm(now, self.next_send.since(now));
-        true
-    }
-
-    /// The pacing clock after a segment of `len` bytes left now.
-    fn pace(&mut self, now: Time, len: u64) {
-        // A pacing rate comes from the delivery-rate model, so only a
-        // controller that takes rate samples paces; the others skip the
-        // per-segment dispatch.
-        if self.rate.is_none() {
-            return;
-        }
-        let w = self.window();
-        if let Some(rate) = self
-            .cc
-            .pacing_rate(&w, self.rtt.srtt())
-            .filter(|r| *r > 0.0)
-        {
-            let gap = Duration::from_secs_f64(len as f64 / rate);
-            self.next_send = self.next_send.max(now) + gap;
-        }
-    }
-
     /// Resends [seq, seq+len) without moving snd_nxt.
     fn retransmit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Pdu>) {
         if len > 0 {
@@ -838,49 +700,6 @@ impl TcpSocket {
         self.ack_now = false;
         self.unacked_segments = 0;
         self.delack_timer.cancel();
-    }
-
-    fn data_segment(&self, now: Time, seq: u64, len: u64) -> Pdu {
-        self.segment(now, seq, len, TCP_ACK)
-    }
-
-    fn control(&self, now: Time, flags: u8) -> Pdu {
-        self.segment(now, 0, 0, flags)
-    }
-
-    fn segment(&self, now: Time, seq: u64, len: u64, flags: u8) -> Pdu {
-        let syn = flags & TCP_SYN != 0;
-        let adv = self.advertised_window();
-        let window = if syn { adv } else { adv >> self.my_shift }.min(65_535) as u16;
-        let mut h = TcpHeader {
-            seq: wire(seq),
-            ack: wire(self.rx.rcv_nxt),
-            window,
-            flags,
-            wscale: if syn { self.my_shift } else { 0 },
-            sack_blocks: 0,
-            sack: [(0, 0); 3],
-        };
-        if self.cfg.variant == Variant::Sack && !syn {
-            for (i, (s, e)) in self.rx.sack_blocks(3).into_iter().enumerate() {
-                h.sack[i] = (wire(s), wire(e));
-                h.sack_blocks += 1;
-            }
-        }
-        Pdu {
-            bytes: self.cfg.header + len as u32,
-            flow: self.endpoint.flow,
-            seq: seq / self.cfg.mss.max(1) as u64,
-            src_node: self.endpoint.node,
-            dst_node: self.endpoint.peer_node,
-            dst_agent: self.endpoint.peer_agent.index,
-            dst_gen: self.endpoint.peer_agent.gen,
-            created: now,
-            enqueued: now,
-            priority: self.cfg.priority,
-            clp: self.cfg.clp,
-            header: Header::Tcp(h),
-        }
     }
 }
 

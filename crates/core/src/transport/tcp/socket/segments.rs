@@ -1,0 +1,54 @@
+//! The wire form of a segment: sequence and acknowledgment numbers as 32-bit
+//! values (`seq::wire`), the advertised window, scaled except on a SYN
+//! (RFC 7323 §2.2-2.3), the window-scale option on a SYN, and up to three
+//! SACK blocks on every non-SYN segment of a SACK connection (RFC 2018).
+
+use super::{TcpSocket, Variant};
+use crate::engine::Time;
+use crate::net::pdu::{Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::transport::tcp::seq::wire;
+
+impl TcpSocket {
+    pub(super) fn data_segment(&self, now: Time, seq: u64, len: u64) -> Pdu {
+        self.segment(now, seq, len, TCP_ACK)
+    }
+
+    pub(super) fn control(&self, now: Time, flags: u8) -> Pdu {
+        self.segment(now, 0, 0, flags)
+    }
+
+    pub(super) fn segment(&self, now: Time, seq: u64, len: u64, flags: u8) -> Pdu {
+        let syn = flags & TCP_SYN != 0;
+        let adv = self.advertised_window();
+        let window = if syn { adv } else { adv >> self.my_shift }.min(65_535) as u16;
+        let mut h = TcpHeader {
+            seq: wire(seq),
+            ack: wire(self.rx.rcv_nxt),
+            window,
+            flags,
+            wscale: if syn { self.my_shift } else { 0 },
+            sack_blocks: 0,
+            sack: [(0, 0); 3],
+        };
+        if self.cfg.variant == Variant::Sack && !syn {
+            for (i, (s, e)) in self.rx.sack_blocks(3).into_iter().enumerate() {
+                h.sack[i] = (wire(s), wire(e));
+                h.sack_blocks += 1;
+            }
+        }
+        Pdu {
+            bytes: self.cfg.header + len as u32,
+            flow: self.endpoint.flow,
+            seq: seq / self.cfg.mss.max(1) as u64,
+            src_node: self.endpoint.node,
+            dst_node: self.endpoint.peer_node,
+            dst_agent: self.endpoint.peer_agent.index,
+            dst_gen: self.endpoint.peer_agent.gen,
+            created: now,
+            enqueued: now,
+            priority: self.cfg.priority,
+            clp: self.cfg.clp,
+            header: Header::Tcp(h),
+        }
+    }
+}
