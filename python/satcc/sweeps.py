@@ -47,6 +47,7 @@ from .executors import (
     worker_died,
 )
 from .scenario import Scenario, ScenarioError, normalised_json
+from .seed_watch import SeedWatch
 from .signals import Terminated, deferred_interrupts, sigterm_as_interrupt
 from .store import Campaign, CampaignBusy, CampaignError, RunPoint
 from .sweep_values import (
@@ -90,7 +91,7 @@ class SweepCounts:
     campaign: str = ""
     interrupted: bool = False
     errors: list[tuple[str, str]] = field(default_factory=list)  # (key, error) of failures
-    # Warnings printed on stderr during the sweep (see _SeedWatch).
+    # Warnings printed on stderr during the sweep (satcc.seed_watch).
     warnings: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -540,7 +541,7 @@ class _Runner:
         by_key = {p.key: p.point for p in todo}
         tasks = (Task(p.key, p.description, max_wall_s=self.max_wall_s) for p in todo)
         bar = _Bar(len(planned), counts.skipped) if self.progress else None
-        watch = _SeedWatch(len({p.point.seed for p in todo}), bar)
+        watch = SeedWatch(len({p.point.seed for p in todo}))
         runner = make_executor(self.executor, self.jobs, self.scheduler, self.retries)
         try:
             if bar:
@@ -552,7 +553,10 @@ class _Runner:
                 with deferred_interrupts():
                     store.append([outcome], {outcome.key: point})
                     _count(counts, outcome)
-                watch.see(outcome, point, counts)
+                warning = watch.see(outcome, point.seed, point.params)
+                if warning:
+                    counts.warnings.append(warning)
+                    _warn(warning, bar)
                 if bar:
                     bar.update(counts)
         except KeyboardInterrupt:
@@ -562,71 +566,6 @@ class _Runner:
             if bar:
                 bar.stop()
             runner.close()
-
-
-# ---------------------------------------------------------------------------
-# Seeds that change nothing
-
-
-class _SeedWatch:
-    """Warns, once per sweep, when two seeds of one point gave the same run.
-
-    A scenario with no random draws (CBR sources over error-free links)
-    gives the same result for every seed, and a sweep over seeds then
-    repeats one run. Whether a scenario draws random numbers is not
-    something the core reports, and a rule read from the description
-    (which sources, links and models are stochastic) would go wrong as
-    models are added; so the watch goes by what cannot be wrong: the first
-    point of which two seeds finish in this sweep is compared, summary
-    (less run.seed) and every series. Identical runs are reported at once,
-    while the rest runs (the sweep is not refused: a few seeds more are
-    cheap, and a scenario may be meant to be checked for this); different
-    ones end the watch. A resumed sweep that computes no two seeds of one
-    point has nothing to compare and says nothing.
-    """
-
-    def __init__(self, seeds: int, bar: _Bar | None):
-        self.bar = bar
-        # With one seed to run there is nothing to compare.
-        self.decided = seeds < 2
-        # swept values (JSON) -> (seed, digest of the run) of the first seed seen
-        self.first: dict[str, tuple[int, str]] = {}
-
-    def see(self, outcome: Outcome, point: RunPoint, counts: SweepCounts) -> None:
-        if self.decided or not outcome.ok:
-            return
-        values = json.dumps(point.params, sort_keys=True, default=str)
-        digest = _result_digest(outcome)
-        if values not in self.first:
-            self.first[values] = (point.seed, digest)
-            return
-        seed, earlier = self.first[values]
-        if seed == point.seed:
-            return
-        self.decided = True
-        self.first.clear()
-        if digest == earlier:
-            low, high = sorted((seed, point.seed))
-            text = (
-                f"seeds {low} and {high} gave identical runs"
-                + (f" at {_values_label(point.params)}" if point.params else "")
-                + ": this scenario draws no random numbers that change its results, "
-                "so every seed gives the same result (one seed is enough)"
-            )
-            counts.warnings.append(text)
-            _warn(text, self.bar)
-
-
-def _values_label(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_shown(v)}" for k, v in params.items())
-
-
-def _result_digest(outcome: Outcome) -> str:
-    """A digest of what a run computed, the seed it was given left out."""
-    summary = {k: v for k, v in (outcome.summary or {}).items() if k != "run.seed"}
-    digest = hashlib.sha256(json.dumps(summary, sort_keys=True).encode())
-    digest.update(json.dumps(outcome.series, sort_keys=True).encode())
-    return digest.hexdigest()
 
 
 def _warn(text: str, bar: _Bar | None) -> None:
