@@ -13,17 +13,18 @@ import subprocess
 import pytest
 import satcc
 from satcc import studies
-from satcc.studies import loss_pattern, ns2
-from satcc.studies import tcp_crosscheck as study
+from satcc.studies import loss_pattern, ns2, tcp_crosscheck
 from satcc.studies.ns2 import Case, Flow
 from satcc.studies.spec import Study
+from satcc.studies.tcp_crosscheck import claims, model
+from satcc.studies.tcp_crosscheck import table as terminal_table
 
 NO_NS2 = "ns-2 (`ns`, Debian package ns2) is not installed: bash scripts/ensure-ns2.sh"
 needs_ns2 = pytest.mark.skipif(ns2.find_ns() is None, reason=NO_NS2)
 
 
 def test_registered():
-    assert studies.get("tcp-crosscheck") is study.STUDY
+    assert studies.get("tcp-crosscheck") is tcp_crosscheck.STUDY
 
 
 def _lines(script: str) -> list[str]:
@@ -149,7 +150,7 @@ def test_case_rejects_what_ns2_cannot_express():
 
 def test_satcc_scenario_matches_the_case():
     case = Case(loss=1e-2, queue_limit=30, window_packets=64, delayed_ack=False, min_rto_s=0.2)
-    desc = satcc.Scenario.from_dict(study.scenario(case)).validate()
+    desc = satcc.Scenario.from_dict(model.scenario(case)).validate()
     links = {link["name"]: link for link in desc["links"]}
     # ns-2's queue-limit 30 is 29 waiting and one in transmission.
     assert links["bn"]["queue"]["limit"] == {"packets": 29}
@@ -212,17 +213,17 @@ def test_shared_losses_sit_where_one_flows_data_alone_crosses(monkeypatch):
     ):
         assert expected in lines, expected
     assert not any("rate_" in line for line in lines)
-    desc = satcc.Scenario.from_dict(study.scenario(one, seed=1)).validate()
+    desc = satcc.Scenario.from_dict(model.scenario(one, seed=1)).validate()
     links = {link["name"]: link for link in desc["links"]}
     assert links["bn"]["loss_list"] == [5, 9] and links["bn"]["loss"] == 0
     assert not links["bn_back"].get("loss_list")
     with pytest.raises(ValueError, match="seed"):
-        study.scenario(one)
+        model.scenario(one)
     two = dataclasses.replace(one, flows=(Flow(0.001), Flow(0.05)))
     lines = _lines(ns2.tcl_script(two, 1))
     assert "$ns link-lossmodel $em(1) $s(1) $r1" in lines
     assert "$em(1) droplist {5 7}" in lines
-    desc = satcc.Scenario.from_dict(study.scenario(two, seed=1)).validate()
+    desc = satcc.Scenario.from_dict(model.scenario(two, seed=1)).validate()
     links = {link["name"]: link for link in desc["links"]}
     assert links["in1"]["loss_list"] == [6, 8]
     # The ACKs' direction keeps its delay and loses nothing.
@@ -232,40 +233,40 @@ def test_shared_losses_sit_where_one_flows_data_alone_crosses(monkeypatch):
 
 def test_a_case_with_shared_losses_has_a_run_per_seed_under_one_label():
     label = "loss 1e-3 newreno delack LT minRTO 1s"
-    specs = [s for s in study.runs(True) if s.label == label]
+    specs = [s for s in model.runs(True) if s.label == label]
     assert [s.seeds for s in specs] == [(1,), (2,), (3,)]
     assert all(s.params == specs[0].params for s in specs)
     assert specs[0].params["shared_losses"] and specs[0].params["seeds"] == [1, 2, 3]
     lists = [s.scenario["links"]["bn"]["loss_list"] for s in specs]
     assert lists[0] != lists[1] != lists[2]
-    (window,) = [s for s in study.runs(True) if s.label == "GEO window-limited W=32"]
+    (window,) = [s for s in model.runs(True) if s.label == "GEO window-limited W=32"]
     assert window.seeds == (1,) and not window.params["shared_losses"]
 
 
 def test_satcc_scenario_of_a_cubic_case():
-    case = study.BY_LABEL["loss 1e-3 cubic delack"].case
-    desc = satcc.Scenario.from_dict(study.scenario(case, seed=1)).validate()
+    case = model.BY_LABEL["loss 1e-3 cubic delack"].case
+    desc = satcc.Scenario.from_dict(model.scenario(case, seed=1)).validate()
     (tcp,) = desc["tcp"]
     assert tcp["variant"] == "sack"
     assert tcp["congestion_control"] == "cubic"
     assert not tcp.get("hystart", False)  # ns-2.35's CUBIC 2.1 has no HyStart
     assert tcp["delayed_ack"] is True and tcp["abc_limit_segments"] == 1
     # The Reno-family scenarios do not name a controller (the default, reno).
-    reno = study.scenario(study.BY_LABEL["GEO buffer-limited sack"].case)
+    reno = model.scenario(model.BY_LABEL["GEO buffer-limited sack"].case)
     assert "congestion_control" not in reno["tcp"]["f0"]
 
 
 def test_every_reference_names_a_run_in_both_modes():
     for quick in (True, False):
-        labels = {spec.label for spec in study.runs(quick)}
-        assert {ref.label for ref in study.STUDY.references_for(quick)} == labels
-    random = [s for s in study.runs(False) if s.params["loss"] > 0]
+        labels = {spec.label for spec in model.runs(quick)}
+        assert {ref.label for ref in tcp_crosscheck.STUDY.references_for(quick)} == labels
+    random = [s for s in model.runs(False) if s.params["loss"] > 0]
     assert random and all(len(s.params["seeds"]) >= 20 for s in random)
 
 
 def test_quick_mode_runs_one_cubic_case():
-    quick = [s for s in study.runs(True) if s.params.get("congestion_control") == "cubic"]
-    full = [s for s in study.runs(False) if s.params.get("congestion_control") == "cubic"]
+    quick = [s for s in model.runs(True) if s.params.get("congestion_control") == "cubic"]
+    full = [s for s in model.runs(False) if s.params.get("congestion_control") == "cubic"]
     assert [s.label for s in quick] == ["GEO buffer-limited cubic"]
     assert quick[0].params["loss"] == 0 and quick[0].params["duration_s"] <= 200
     assert len({s.label for s in full}) == 4
@@ -274,38 +275,38 @@ def test_quick_mode_runs_one_cubic_case():
 
 
 def test_models_apply_where_they_should():
-    window = study.BY_LABEL["GEO window-limited W=32"].case
-    padhye, mathis = study._models(window)
+    window = model.BY_LABEL["GEO window-limited W=32"].case
+    padhye, mathis = model._models(window)
     assert padhye == pytest.approx(32 * 1460 * 8 / window.rtt_s() / 1e6)
     assert math.isnan(mathis)
-    assert all(math.isnan(x) for x in study._models(study.BY_LABEL["GEO buffer-limited sack"].case))
-    lossy = study.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
-    assert all(math.isfinite(x) for x in study._models(lossy))
-    assert math.isnan(study._cubic_model(lossy))
+    assert all(math.isnan(x) for x in model._models(model.BY_LABEL["GEO buffer-limited sack"].case))
+    lossy = model.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
+    assert all(math.isfinite(x) for x in model._models(lossy))
+    assert math.isnan(model._cubic_model(lossy))
     # CUBIC rows: its own model, not Padhye's or Mathis's.
-    cubic = study.BY_LABEL["loss 1e-3 cubic delack"].case
-    assert all(math.isnan(x) for x in study._models(cubic))
+    cubic = model.BY_LABEL["loss 1e-3 cubic delack"].case
+    assert all(math.isnan(x) for x in model._models(cubic))
     rtt = cubic.rtt_s()
-    expect = study.cubic_window(rtt, 1e-3) * 1460 * 8 / rtt / 1e6
-    assert study._cubic_model(cubic) == pytest.approx(expect)
-    assert math.isnan(study._cubic_model(study.BY_LABEL["GEO buffer-limited cubic"].case))
+    expect = model.cubic_window(rtt, 1e-3) * 1460 * 8 / rtt / 1e6
+    assert model._cubic_model(cubic) == pytest.approx(expect)
+    assert math.isnan(model._cubic_model(model.BY_LABEL["GEO buffer-limited cubic"].case))
 
 
 def test_cubic_window_is_rfc9438s_response_function_with_its_reno_floor():
     # (C (3 + b) / (4 (1 - b)))^(1/4) = (0.4 * 3.7 / 1.2)^(1/4) = 1.05383, and
     # 0.556^(3/4) = 0.643856, (1e-3)^(-3/4) = 177.828: 120.66 segments
     # (RFC 9438 §5.1 writes the constant as 1.054).
-    assert study.cubic_window(0.556, 1e-3) == pytest.approx(120.66, abs=0.01)
-    assert study.cubic_window(0.1, 1e-4) == pytest.approx(1.054 * 0.1**0.75 / 1e-4**0.75, rel=1e-3)
+    assert model.cubic_window(0.556, 1e-3) == pytest.approx(120.66, abs=0.01)
+    assert model.cubic_window(0.1, 1e-4) == pytest.approx(1.054 * 0.1**0.75 / 1e-4**0.75, rel=1e-3)
     # Short RTT: W_cubic (1.054 segments at 10 ms, p = 1 %) is below the
     # Reno-friendly AIMD(alpha_cubic, 0.7) average, Reno's sqrt(3 / (2p)).
-    assert study.cubic_window(0.01, 1e-2) == pytest.approx(math.sqrt(150))
+    assert model.cubic_window(0.01, 1e-2) == pytest.approx(math.sqrt(150))
     # RFC 9438 §5.1, Table 1 (RTT 0.1 s, C = 0.4): 187 segments at 1e-4,
     # the Reno floor (38) at 1e-3.
-    assert round(study.cubic_window(0.1, 1e-4)) == 187
-    assert round(study.cubic_window(0.1, 1e-3)) == 39
+    assert round(model.cubic_window(0.1, 1e-4)) == 187
+    assert round(model.cubic_window(0.1, 1e-3)) == 39
     with pytest.raises(ValueError):
-        study.cubic_window(0.1, 0.0)
+        model.cubic_window(0.1, 0.0)
 
 
 @needs_ns2
@@ -332,7 +333,7 @@ def test_both_simulators_lose_the_listed_packets(monkeypatch):
         warmup_s=1.0,
     )
     theirs = ns2.run(case, 1)
-    full = satcc.run(study.scenario(case, seed=1), seed=1).summary
+    full = satcc.run(model.scenario(case, seed=1), seed=1).summary
     assert full["links.bn.errors"] == 2
     assert full["tcp.f0.retransmissions"] == theirs["flow.0.retransmissions"] == 2
     assert full["tcp.f0.timeouts"] == theirs["flow.0.timeouts"] == 0
@@ -342,8 +343,8 @@ def test_both_simulators_lose_the_listed_packets(monkeypatch):
 def test_window_limited_flow_agrees_with_ns2():
     case = Case(window_packets=16, duration_s=60.0, warmup_s=10.0)
     theirs = ns2.run(case, 1)["flow.0.goodput_bps"]
-    full = satcc.run(study.scenario(case), seed=1).summary["tcp.f0.delivered_bytes"]
-    warm = satcc.run(study.scenario(case, duration_s=10.0), seed=1).summary
+    full = satcc.run(model.scenario(case), seed=1).summary["tcp.f0.delivered_bytes"]
+    warm = satcc.run(model.scenario(case, duration_s=10.0), seed=1).summary
     ours = (full - warm["tcp.f0.delivered_bytes"]) * 8 / case.measured_s
     assert ours == pytest.approx(theirs, rel=0.05)
     assert ours == pytest.approx(16 * 1460 * 8 / case.rtt_s(), rel=0.05)
@@ -373,13 +374,13 @@ def test_buffer_limited_cubic_agrees_with_ns2():
     # The GEO buffer-limited CUBIC case, shortened: both fill the 2 Mb/s hop
     # between the drop-tail losses.
     case = dataclasses.replace(
-        study.BY_LABEL["GEO buffer-limited cubic"].case, duration_s=200.0, warmup_s=50.0
+        model.BY_LABEL["GEO buffer-limited cubic"].case, duration_s=200.0, warmup_s=50.0
     )
     theirs = ns2.run(case, 1)
-    full = satcc.run(study.scenario(case), seed=1).summary
-    warm = satcc.run(study.scenario(case, duration_s=50.0), seed=1).summary
+    full = satcc.run(model.scenario(case), seed=1).summary
+    warm = satcc.run(model.scenario(case, duration_s=50.0), seed=1).summary
     ours = (full["tcp.f0.delivered_bytes"] - warm["tcp.f0.delivered_bytes"]) * 8 / case.measured_s
-    assert ours == pytest.approx(theirs["flow.0.goodput_bps"], rel=study.TOLERANCE)
+    assert ours == pytest.approx(theirs["flow.0.goodput_bps"], rel=claims.TOLERANCE)
     # CUBIC's cycles lose packets in both (Reno's sawtooth loses far fewer).
     assert theirs["flow.0.retransmissions"] > 50
     assert full["tcp.f0.retransmissions"] - warm["tcp.f0.retransmissions"] > 50
@@ -389,10 +390,10 @@ def _small_study(judge: bool) -> Study:
     keep = ("GEO window-limited W=32", "loss 1e-2 newreno delack LT minRTO 1s")
 
     def runs(quick: bool):
-        return [s for s in study.runs(quick) if s.label in keep]
+        return [s for s in model.runs(quick) if s.label in keep]
 
-    refs = [r for r in study.references(judge) if r.label in keep]
-    return dataclasses.replace(study.STUDY, runs=runs, references=refs)
+    refs = [r for r in claims.references(judge) if r.label in keep]
+    return dataclasses.replace(tcp_crosscheck.STUDY, runs=runs, references=refs)
 
 
 def test_without_ns2_the_models_are_shown_and_nothing_is_judged(tmp_path, monkeypatch):
@@ -406,17 +407,19 @@ def test_without_ns2_the_models_are_shown_and_nothing_is_judged(tmp_path, monkey
     assert math.isnan(rows[(lossy, "ns2_goodput_mbps")].measured)
     assert rows[(lossy, "satcc_goodput_mbps")].measured > 0
     assert rows[(lossy, "padhye_mbps")].measured > 0
-    (part,) = study.layout(table)
+    (part,) = terminal_table.layout(table)
     assert "ABSENT" in str(part.title)
 
 
 @needs_ns2
 def test_quick_reproduction_compares_every_case(tmp_path):
-    table = studies.reproduce(study.STUDY, quick=True, out=tmp_path, progress=False, show=False)
+    table = studies.reproduce(
+        tcp_crosscheck.STUDY, quick=True, out=tmp_path, progress=False, show=False
+    )
     assert (tmp_path / "tcp-crosscheck.csv").exists()
     assert (tmp_path / "tcp-crosscheck.json").exists()
     judged = table[table["tolerance_kind"] != "none"]
-    quick_points = [p for p in study.POINTS if p.quick]
+    quick_points = [p for p in model.POINTS if p.quick]
     assert len(judged) == len(quick_points) + 2 * 4  # the 4-flow cases judge each flow too
     assert judged["measured"].notna().all()
     ns2_goodput = table[table["metric"] == "ns2_goodput_mbps"]

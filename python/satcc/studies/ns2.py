@@ -4,7 +4,7 @@ A `Case` describes one dumbbell scenario in the terms both simulators share
 (rates, delays, a drop-tail bottleneck, per-packet loss on the data
 direction, the TCP parameters). `tcl_script` writes the ns-2 script for one
 seed, `run` executes it with Debian's `ns2` package (`ns`), and `parse_output`
-reads back what the script prints. tcp_crosscheck.py builds the satcc
+reads back what the script prints. tcp_crosscheck/model.py builds the satcc
 scenario from the same `Case`; docs/tcp-crosscheck.md says how each
 parameter of one simulator is matched in the other.
 

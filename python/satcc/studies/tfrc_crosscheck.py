@@ -51,7 +51,7 @@ from satcc.studies import ns2_tfrc
 from satcc.studies.ns2 import find_ns
 from satcc.studies.ns2_tfrc import TfrcCase
 from satcc.studies.spec import Reference, RunSpec, Study
-from satcc.studies.tcp_crosscheck import tcp_entry
+from satcc.studies.tcp_crosscheck.model import tcp_entry
 
 NS2_SOURCE = "ns-2.35 (Debian ns2), Agent/TFRC and Agent/TFRCSink, the same scenario"
 EQUATION_SOURCE = "RFC 5348 §3.1 (t_RTO = 4R, b = 1)"
