@@ -1,5 +1,6 @@
-"""Fixtures shared by the report's test files: a real study result and
-synthetic ones built from it (with figures, with nothing judged)."""
+"""Fixtures shared by several test files: the CLI's small scenario files,
+and for the report a real study result and synthetic ones built from it
+(with figures, with nothing judged)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import GOOD
 from satcc.studies import get, reproduce
 
 
@@ -95,3 +97,18 @@ def unjudged_study_dir(study_dir: Path, tmp_path_factory: pytest.TempPathFactory
     out.mkdir()
     (out / "unjudged-study.json").write_text(json.dumps(document))
     return out
+
+
+@pytest.fixture
+def good(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(GOOD)
+    return path
+
+
+@pytest.fixture
+def bare_rate(tmp_path):
+    # A bare number where a rate with a unit is required.
+    path = tmp_path / "bad.toml"
+    path.write_text(GOOD.replace('rate = "1 Mbps"', "rate = 1000000"))
+    return path
