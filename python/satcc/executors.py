@@ -222,7 +222,10 @@ class LocalExecutor:
                     if failed is not None:
                         yield failed
         if broken:
-            pool.shutdown(wait=False, cancel_futures=True)
+            # As abandoning one: its manager thread is waited for, or the
+            # interpreter's exit may find it closing its wake-up pipe and
+            # print "OSError: Bad file descriptor" after the sweep's message.
+            abandon_pool(pool)
             self._pool = None
 
     def _fill(
