@@ -9,8 +9,15 @@ def test_rack_tlp_reaches_the_description():
     assert entry["recovery"] == "rack-tlp"
     # RFC 6675, the default, is left out, so existing runs are unchanged.
     assert "recovery" not in tcp_entry(scenario(**{"tcp.bulk.variant": "sack"}))
-    # No preset turns it on.
-    assert "recovery" not in tcp_entry(scenario(**{"tcp.bulk.preset": "linux"}))
+    # The linux preset turns it on with PRR and byte counting, as Linux
+    # runs them; with the table's own non-SACK variant it yields, as Linux
+    # without SACK marks losses NewReno's way.
+    linux = tcp_entry(scenario(**{"tcp.bulk.preset": "linux"}))
+    assert (linux["recovery"], linux["prr"], linux["abc"]) == ("rack-tlp", True, True)
+    no_sack = tcp_entry(scenario(**{"tcp.bulk.preset": "linux", "tcp.bulk.variant": "newreno"}))
+    assert "recovery" not in no_sack
+    assert no_sack["prr"] is True
+    assert "recovery" not in tcp_entry(scenario(**{"tcp.bulk.preset": "rfc"}))
 
 
 def test_rack_tlp_without_sack_is_refused():
@@ -22,13 +29,17 @@ def test_rack_tlp_without_sack_is_refused():
     )
 
 
-def test_prr_with_rack_tlp_is_refused_until_their_combination_is_validated():
+def test_a_preset_rack_tlp_with_the_tables_newreno_is_not_refused_but_a_given_one_is():
     assert_refused(
         scenario(
-            **{"tcp.bulk.variant": "sack", "tcp.bulk.recovery": "rack-tlp", "tcp.bulk.prr": True}
+            **{
+                "tcp.bulk.preset": "linux",
+                "tcp.bulk.variant": "newreno",
+                "tcp.bulk.recovery": "rack-tlp",
+            }
         ),
-        "tcp.bulk.prr",
-        "not supported yet",
+        "tcp.bulk.recovery",
+        "needs SACK",
     )
 
 

@@ -8,14 +8,14 @@ use serde_json::{json, Value};
 const MS: u64 = 1_000_000_000;
 
 /// a --fwd--> b (275 ms, 2 Mb/s), b --rev--> a; a 100 kB SACK transfer.
-fn describe(recovery: &str, loss_list: &[u64]) -> Description {
+fn describe(recovery: &str, prr: bool, loss_list: &[u64]) -> Description {
     let link = |name: &str, from: &str, to: &str, lost: Value| {
         json!({"name": name, "from": from, "to": to, "delay_ps": 275 * MS, "ber": 0.0, "loss": 0.0,
                "loss_list": lost, "queue": {"kind": "droptail", "limit": {"packets": 1000}},
                "capacity": {"kind": "constant", "rate_bps": 2e6}})
     };
     let t = json!({"name": "t", "src_node": "a", "dst_node": "b", "variant": "sack",
-        "recovery": recovery,
+        "recovery": recovery, "prr": prr,
         "mss_bytes": 1460, "header_bytes": 40, "initial_window_segments": 10, "initial_ssthresh_bytes": null,
         "min_rto_ps": 1000 * MS, "initial_rto_ps": 1000 * MS, "max_rto_ps": 60_000 * MS, "granularity_ps": MS,
         "delayed_ack": true, "delayed_ack_ps": 40 * MS, "window_scaling": true,
@@ -32,7 +32,11 @@ fn describe(recovery: &str, loss_list: &[u64]) -> Description {
 }
 
 fn geo(recovery: &str, loss_list: &[u64]) -> summary::Summary {
-    let mut w = World::build(&describe(recovery, loss_list)).unwrap();
+    geo_with(recovery, false, loss_list)
+}
+
+fn geo_with(recovery: &str, prr: bool, loss_list: &[u64]) -> summary::Summary {
+    let mut w = World::build(&describe(recovery, prr, loss_list)).unwrap();
     w.run();
     w.summary()
 }
@@ -66,12 +70,15 @@ fn many_losses_in_one_window_are_repaired_in_one_recovery() {
     let lost: Vec<u64> = (40..=52).collect();
     let rfc = geo("rfc6675", &lost);
     let rack = geo("rack-tlp", &lost);
+    // Linux's combination: RACK finds the losses, PRR paces the repair.
+    let rack_prr = geo_with("rack-tlp", true, &lost);
     eprintln!(
-        "burst: rfc6675 {:.3} s, rack-tlp {:.3} s",
+        "burst: rfc6675 {:.3} s, rack-tlp {:.3} s, rack-tlp + prr {:.3} s",
         f(&rfc, "completion_time_s"),
-        f(&rack, "completion_time_s")
+        f(&rack, "completion_time_s"),
+        f(&rack_prr, "completion_time_s")
     );
-    for s in [&rfc, &rack] {
+    for s in [&rfc, &rack, &rack_prr] {
         assert_eq!(f(s, "delivered_bytes"), 100_000.0);
         assert_eq!(f(s, "retransmissions"), lost.len() as f64);
         assert_eq!(f(s, "fast_retransmits"), 1.0);
@@ -81,7 +88,7 @@ fn many_losses_in_one_window_are_repaired_in_one_recovery() {
 
 #[test]
 fn rack_tlp_without_sack_is_refused() {
-    let mut d: Value = serde_json::from_str(&describe("rack-tlp", &[]).to_json()).unwrap();
+    let mut d: Value = serde_json::from_str(&describe("rack-tlp", false, &[]).to_json()).unwrap();
     d["tcp"][0]["variant"] = json!("newreno");
     let d: Description = serde_json::from_value(d).unwrap();
     let e = World::build(&d).err().expect("refused").to_string();

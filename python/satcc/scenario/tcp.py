@@ -54,6 +54,7 @@ CONGESTION_CONTROLS = ("reno", "cubic", "hybla", "bbr")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 # How a SACK sender finds lost segments: RFC 6675's IsLost, or RFC 8985.
 RECOVERIES = ("rfc6675", "rack-tlp")
+SSTHRESH_BASES = ("flight", "cwnd")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
 # the IETF standards track as a conservative stack follows it; "linux" is what
@@ -84,6 +85,10 @@ PRESETS: dict[str, dict[str, object]] = {
         "delayed_ack": True,
         "delayed_ack_timeout": "40 ms",  # TCP_DELACK_MIN
         "limited_transmit": True,
+        "recovery": "rack-tlp",  # tcp_recovery = 1 (RACK, with TLP: tcp_early_retrans = 3)
+        "prr": True,  # tcp_cwnd_reduction, always on since Linux 3.2
+        "abc": True,  # tcp_cong_avoid_ai counts the segments each ACK delivers
+        "ssthresh_from": "cwnd",  # tcp_reno_ssthresh, bictcp_recalc_ssthresh
         "restart_after_idle": True,  # tcp_slow_start_after_idle = 1
         "cwnd_validation": "rfc2861",  # tcp_cwnd_restart, tcp_cwnd_application_limited
         "send_buffer": "4 MiB",  # tcp_wmem max (autotuning ceiling)
@@ -266,6 +271,8 @@ class Tcp(_Table):
     # RFC 6937 Proportional Rate Reduction (PRR-SSRB) in fast recovery.
     prr: Annotated[Bool, UNLESS_DEFAULT] = False
     recovery: Annotated[choice(*RECOVERIES), UNLESS_DEFAULT] = "rfc6675"
+    # What a loss's reduction starts from: FlightSize (the RFCs) or cwnd (Linux).
+    ssthresh_from: Annotated[choice(*SSTHRESH_BASES), UNLESS_DEFAULT] = "flight"
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -284,7 +291,13 @@ class Tcp(_Table):
         data = super().check_table(data)
         preset = data.get("preset") if isinstance(data, dict) else None
         if isinstance(preset, str) and preset in PRESETS:
-            data = {**PRESETS[preset], **data}
+            filled = {**PRESETS[preset], **data}
+            # A stack runs RACK only with SACK: Linux without it marks
+            # losses as NewReno does (tcp_identify_packet_loss). So a
+            # preset's recovery yields to the table's own non-SACK variant.
+            if "recovery" not in data and filled.get("variant") != "sack":
+                filled.pop("recovery", None)
+            data = filled
         return data
 
     @model_validator(mode="wrap")
@@ -330,17 +343,6 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             f'recovery = "rack-tlp" needs SACK (variant = "sack"): RACK-TLP tells '
             f"lost segments from delivered ones by SACK (RFC 8985 section 5), "
             f'got variant = "{tcp.variant}"',
-        )
-    if tcp.recovery == "rack-tlp" and tcp.prr:
-        # Each works alone; together, over a GEO path with a hundred losses
-        # in one window, they resend far more than either (202 segments
-        # against 127, 12.3 s against 6.5 s to finish 1 MB): PRR's send
-        # budget and RACK's loss marks are not yet reconciled. Refused
-        # rather than run wrong.
-        checks.refuse(
-            (*path, "prr"),
-            'prr = true with recovery = "rack-tlp" is not supported yet: their '
-            "combination is not validated (docs/tcp.md); use one or the other",
         )
     if tcp.max_rto < tcp.min_rto:
         # The key the table gave is the one to change, not the preset's.

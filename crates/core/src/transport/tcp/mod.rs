@@ -60,6 +60,21 @@ impl Variant {
     }
 }
 
+/// What the controller's reduction on a loss or a timeout is taken from.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ReductionBasis {
+    /// FlightSize, snd.max − snd.una (RFC 5681 §3.1 eq. (4), RFC 6675 §5
+    /// step 4.2, RFC 9438 §4.6).
+    #[default]
+    Flight,
+    /// cwnd, as Linux's controllers take it (`tcp_reno_ssthresh`,
+    /// `bictcp_recalc_ssthresh`). After a long SACK recovery FlightSize
+    /// still counts every SACKed byte above the first hole and can be far
+    /// above what the path holds; cwnd is not.
+    Cwnd,
+}
+
 /// A connection's parameters (both ends use the same). In a scenario
 /// description they are the keys of a `tcp[]` entry, named with their units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,6 +157,9 @@ pub struct TcpConfig {
     /// 8985's RACK-TLP (`recovery`); needs `variant = "sack"`.
     #[serde(default)]
     pub(crate) recovery: rack::LossDetection,
+    /// What a loss's reduction starts from (`ssthresh_from`).
+    #[serde(default)]
+    pub(crate) ssthresh_from: ReductionBasis,
     pub(crate) window_scaling: bool,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
@@ -217,6 +235,7 @@ impl TcpConfig {
             cwnd_validation: cwv::Mode::Off,
             rto_restart_on_fast_retransmit: true,
             recovery: rack::LossDetection::Rfc6675,
+            ssthresh_from: ReductionBasis::Flight,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,
@@ -257,10 +276,6 @@ impl Check for TcpConfig {
                 "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
             );
         }
-        if self.recovery == rack::LossDetection::RackTlp && self.prr {
-            // Not yet reconciled: PRR's send budget with RACK's loss marks.
-            return Err("prr with recovery = \"rack-tlp\" is not supported yet".into());
-        }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());
         }
@@ -293,15 +308,13 @@ mod tests {
     }
 
     #[test]
-    fn rack_tlp_needs_sack_and_is_not_combined_with_prr_yet() {
+    fn rack_tlp_needs_sack() {
         let mut c = TcpConfig::default_newreno();
         c.recovery = rack::LossDetection::RackTlp;
         assert!(c.check().is_err());
         c.variant = Variant::Sack;
         assert!(c.check().is_ok());
         c.prr = true;
-        assert!(c.check().is_err());
-        c.recovery = rack::LossDetection::Rfc6675;
         assert!(c.check().is_ok());
     }
 }

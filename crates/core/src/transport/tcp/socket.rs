@@ -432,13 +432,16 @@ impl TcpSocket {
         } else if len == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack(now, mark, out);
         }
-        if let Some(prior) = prior_in_flight {
-            self.rate_sample(now, prior);
-        }
         if self.rack.is_some() {
             let pure_dup = ack == prev_una && len == 0 && n == 0;
             let advanced = ack > prev_una;
-            self.rack_on_ack(now, ack, &blocks[..n], advanced, pure_dup, out);
+            self.rack_on_ack(now, ack, mark, &blocks[..n], advanced, pure_dup, out);
+        }
+        // Last, as Linux's tcp_cong_control follows tcp_fastretrans_alert:
+        // a rate-based controller sees the recovery state this ACK left
+        // and sets the window, which no recovery rule overrides.
+        if let Some(prior) = prior_in_flight {
+            self.rate_sample(now, prior);
         }
     }
 

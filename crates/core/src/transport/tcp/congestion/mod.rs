@@ -67,7 +67,8 @@ pub(crate) trait CongestionControl {
     /// flight (RFC 7661 §4: no growth otherwise).
     fn on_ack(&mut self, w: &mut Window, ack: &Ack);
     /// Fast retransmit: the ssthresh to set, `flight` being FlightSize
-    /// without Limited Transmit's segments.
+    /// without Limited Transmit's segments (or cwnd, with `ssthresh_from =
+    /// "cwnd"`: what the reduction starts from).
     fn on_congestion(&mut self, now: Time, w: &Window, flight: u64) -> u64;
     /// First retransmission timeout of a series: the ssthresh to set.
     fn on_timeout(&mut self, now: Time, w: &Window, flight: u64) -> u64;

@@ -3,7 +3,10 @@
 //! recovery when RACK marks a loss (§6.2 step 5, as RFC 6675's step 4 would
 //! on DupThresh), sends by RFC 6675 §5's rules with RACK's loss marks,
 //! sends the loss probe and applies its congestion response (§7).
-//! Recovery's bounds and the ssthresh rule stay `recovery.rs`'s.
+//! Recovery's bounds and the ssthresh rule stay `recovery.rs`'s. With `prr`,
+//! PRR's step runs on each ACK after RACK has marked that ACK's losses, so
+//! its pipe is the one the sending rule reads (Linux: tcp_rack_mark_lost,
+//! then tcp_cwnd_reduction, in tcp_fastretrans_alert).
 
 use super::{State, TcpSocket};
 use crate::engine::{Duration, Time};
@@ -34,11 +37,14 @@ impl TcpSocket {
     }
 
     /// After the ACK's ordinary processing: RACK's detection (§6.2), the
-    /// probe's resolution (§7.4), recovery on a marked loss, the PTO.
+    /// probe's resolution (§7.4), recovery on a marked loss, PRR's step,
+    /// the PTO. `mark`: the delivery mark before this ACK (for PRR).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn rack_on_ack(
         &mut self,
         now: Time,
         ack: u64,
+        mark: u64,
         sack: &[(u64, u64)],
         advanced: bool,
         pure_dup: bool,
@@ -59,7 +65,10 @@ impl TcpSocket {
         if let ProbeVerdict::RepairedLoss { flight } = r.on_ack(&info) {
             self.reduce_after_probe(now, flight);
         }
-        self.rack_enter_recovery(now, out);
+        let entered = self.rack_enter_recovery(now, mark, out);
+        if !entered && self.in_recovery() && self.cfg.prr {
+            self.prr_ack(mark, false);
+        }
         if advanced {
             self.rearm_probe_timer(now);
         } else if !self.scoreboard.is_empty() {
@@ -74,7 +83,10 @@ impl TcpSocket {
                 return;
             };
             match due {
-                Due::Reordering => self.rack_enter_recovery(now, out),
+                Due::Reordering => {
+                    let mark = self.delivery_mark();
+                    self.rack_enter_recovery(now, mark, out);
+                }
                 Due::Probe => self.send_probe(now, out),
             }
         }
@@ -88,35 +100,49 @@ impl TcpSocket {
     }
 
     /// Fast recovery on a RACK-marked loss, with RFC 6675's entry: ssthresh
-    /// from the controller, cwnd = ssthresh, the first lost segment resent.
-    fn rack_enter_recovery(&mut self, now: Time, out: &mut Vec<Pdu>) {
+    /// from the controller, cwnd = ssthresh (with PRR, pipe + sndcnt), the
+    /// first lost segment resent whatever the window (RFC 6937 §3 sends
+    /// the fast retransmit outside PRR's budget too). Whether it entered.
+    fn rack_enter_recovery(&mut self, now: Time, mark: u64, out: &mut Vec<Pdu>) -> bool {
         let Some((seq, len)) = self.rack.as_ref().and_then(|r| r.next_lost()) else {
-            return;
+            return false;
         };
         if self.state != State::Established || self.in_recovery() || !self.may_enter_recovery() {
-            return;
+            return false;
         }
         self.enter_recovery(now);
-        self.cwnd = self.ssthresh;
+        if self.cfg.prr {
+            self.prr_ack(mark, false);
+        } else {
+            self.cwnd = self.ssthresh;
+        }
         self.cancel_probe_timer();
         self.retransmit(now, seq, len.min(self.cfg.mss as u64), out);
         self.stats.fast_retransmits += 1;
         if self.cfg.rto_restart_on_fast_retransmit {
             self.rto_timer.arm(now, self.rtt.rto());
         }
+        true
     }
 
-    /// RFC 6675 §5 step (C) with RACK's marks: while cwnd − pipe ≥ SMSS,
-    /// resend the lowest segment RACK deems lost, else send new data. No
+    /// RFC 6675 §5 step (C) with RACK's marks: while cwnd − pipe ≥ SMSS
+    /// (and pacing lets a segment go), resend the lowest segment RACK deems
+    /// lost, else send new data. No
     /// NextSeg rule 3: only what RACK marks is resent, as Linux does.
     pub(super) fn rack_recovery_send(&mut self, now: Time, out: &mut Vec<Pdu>) {
         let mss = self.cfg.mss as u64;
-        while let Some(r) = self.rack.as_ref() {
-            if self.cwnd < r.pipe() + mss {
+        while let Some(pipe) = self.rack.as_ref().map(|r| r.pipe()) {
+            if self.cwnd < pipe + mss || self.paced_out(now) {
                 break;
             }
-            if let Some((s, l)) = r.next_lost() {
+            if let Some((s, l)) = self.rack.as_ref().and_then(|r| r.next_lost()) {
                 self.retransmit(now, s, l.min(mss), out);
+                // Linux re-arms the timer when it resends the head of the
+                // retransmission queue (tcp_xmit_retransmit_queue), so a
+                // lost retransmission of snd.una is RACK's to find.
+                if s == self.snd_una && self.cfg.rto_restart_on_fast_retransmit {
+                    self.rto_timer.arm(now, self.rtt.rto());
+                }
                 continue;
             }
             if !self.send_one_new(now, out) {
@@ -193,7 +219,8 @@ impl TcpSocket {
     /// CWR state ends with cwnd = ssthresh), without a recovery episode.
     fn reduce_after_probe(&mut self, now: Time, flight: u64) {
         let w = self.window();
-        self.ssthresh = self.cc.on_congestion(now, &w, flight);
+        let basis = self.reduction_basis(flight);
+        self.ssthresh = self.cc.on_congestion(now, &w, basis);
         self.cwnd = self.ssthresh;
     }
 }

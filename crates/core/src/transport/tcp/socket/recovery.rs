@@ -12,7 +12,7 @@ use crate::engine::Time;
 use crate::net::pdu::{Pdu, TCP_ACK, TCP_SYN};
 use crate::transport::tcp::congestion::CongestionControl;
 use crate::transport::tcp::prr::{Bound, Prr};
-use crate::transport::tcp::Variant;
+use crate::transport::tcp::{ReductionBasis, Variant};
 
 impl TcpSocket {
     pub(super) fn recovery_ack(
@@ -59,6 +59,9 @@ impl TcpSocket {
                 self.recovery = Recovery::Open;
                 self.scoreboard.high_rxt = 0;
             }
+            // With RACK-TLP, PRR runs after RACK has marked this ACK's
+            // losses (`rack_tlp.rs`), as Linux's tcp_fastretrans_alert does.
+            Variant::Sack if self.rack.is_some() => {}
             Variant::Sack => self.prr_ack(mark, false),
         }
     }
@@ -122,12 +125,17 @@ impl TcpSocket {
         self.snd_una + above
     }
 
-    /// RFC 6675 pipe, or without SACK FlightSize less what duplicate ACKs
+    /// RFC 6675 pipe (with RACK-TLP, the pipe by RACK's loss marks, which
+    /// is what its sending rule compares cwnd with), or without SACK
+    /// FlightSize less what duplicate ACKs
     /// reported; `resend_pending`: less the hole about to be retransmitted
     /// (deemed lost, not yet resent), so the retransmission counts against
     /// sndcnt as Linux's lost_out/retrans_out accounting has it.
     fn prr_pipe(&self, resend_pending: bool) -> u64 {
         let mss = self.cfg.mss as u64;
+        if let Some(r) = &self.rack {
+            return r.pipe();
+        }
         if self.cfg.variant == Variant::Sack {
             return self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
         }
@@ -141,7 +149,7 @@ impl TcpSocket {
 
     /// RFC 6937 §3 on an ACK of a fast recovery: cwnd = pipe + sndcnt, so
     /// what the sending rules let out next is sndcnt. No-op without PRR.
-    fn prr_ack(&mut self, mark: u64, resend_pending: bool) {
+    pub(super) fn prr_ack(&mut self, mark: u64, resend_pending: bool) {
         let delivered = self.delivery_mark().saturating_sub(mark);
         let pipe = self.prr_pipe(resend_pending);
         if let Recovery::Fast { prr: Some(p), .. } = &mut self.recovery {
@@ -180,6 +188,14 @@ impl TcpSocket {
         len
     }
 
+    /// What the controller reduces from: `flight`, or cwnd (`ssthresh_from`).
+    pub(super) fn reduction_basis(&self, flight: u64) -> u64 {
+        match self.cfg.ssthresh_from {
+            ReductionBasis::Flight => flight,
+            ReductionBasis::Cwnd => self.cwnd,
+        }
+    }
+
     /// RFC 6582 §3.2 step 1 / RFC 6675 §5: no new recovery for losses of
     /// the window already being recovered.
     pub(super) fn may_enter_recovery(&self) -> bool {
@@ -195,7 +211,8 @@ impl TcpSocket {
         s.flight = flight;
         self.cwv
             .on_recovery_start(&self.window(), &s, self.retransmitted_bytes);
-        self.ssthresh = self.cc.on_congestion(now, &self.window(), flight);
+        let basis = self.reduction_basis(flight);
+        self.ssthresh = self.cc.on_congestion(now, &self.window(), basis);
         self.recover = self.snd_max;
         // RFC 6937 §3: RecoverFS = snd.nxt − snd.una (Linux uses the cwnd
         // before the reduction), PRR-SSRB as RFC 6937 recommends.
@@ -239,8 +256,8 @@ impl TcpSocket {
         if self.consecutive_timeouts == 0 {
             // RFC 5681 §3.1 eq. (4) (RFC 9438 §4.8 for CUBIC); held
             // constant on repeated timeouts.
-            let flight = self.snd_max - self.snd_una;
-            self.ssthresh = self.cc.on_timeout(now, &self.window(), flight);
+            let basis = self.reduction_basis(self.snd_max - self.snd_una);
+            self.ssthresh = self.cc.on_timeout(now, &self.window(), basis);
         }
         self.consecutive_timeouts += 1;
         self.cwv.on_timeout(now);

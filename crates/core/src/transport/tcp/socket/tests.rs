@@ -3,6 +3,7 @@
 use super::*;
 use crate::apps::tcp_app::{AppKind, TcpApp};
 use crate::transport::tcp::cwv;
+use crate::transport::tcp::rack::LossDetection;
 
 const MS: u64 = 1_000_000_000;
 
@@ -450,9 +451,10 @@ struct Recovered {
     flight: u64,
 }
 
-fn recover_one_loss(variant: Variant, prr: bool) -> Recovered {
+fn recover_one_loss(variant: Variant, prr: bool, recovery: LossDetection) -> Recovered {
     let c = TcpConfig {
         prr,
+        recovery,
         initial_window_segments: 20,
         initial_ssthresh: Some(20_000),
         ..cfg(variant, false)
@@ -494,12 +496,19 @@ fn recover_one_loss(variant: Variant, prr: bool) -> Recovered {
 /// (new data on about every other ACK from the start) where RFC 6675 and
 /// RFC 5681's inflation wait half a round trip in silence; it sends
 /// ssthresh in all (the retransmission included), and recovery ends with
-/// cwnd = ssthresh and about ssthresh in flight.
+/// cwnd = ssthresh and about ssthresh in flight. The same holds when
+/// RACK-TLP finds the loss (Linux's combination).
 #[test]
 fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
-    for v in [Variant::Reno, Variant::NewReno, Variant::Sack] {
+    let cases = [
+        (Variant::Reno, LossDetection::Rfc6675),
+        (Variant::NewReno, LossDetection::Rfc6675),
+        (Variant::Sack, LossDetection::Rfc6675),
+        (Variant::Sack, LossDetection::RackTlp),
+    ];
+    for (v, recovery) in cases {
         for prr in [false, true] {
-            let r = recover_one_loss(v, prr);
+            let r = recover_one_loss(v, prr, recovery);
             // The duplicate ACKs return over the first ~21 ms (1 ms apart).
             let early = r
                 .sends

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::engine::Check;
-use crate::transport::tcp::rack::LossDetection;
 
 fn sack(recovery: LossDetection) -> TcpConfig {
     TcpConfig {
