@@ -66,7 +66,7 @@ def test_the_grid_spans_what_the_issue_asks():
     assert kinds == {"window", "buffer", "loss"}
     # LEO (40 ms) and GEO (550 ms) round trips among them.
     assert {c.rtt_s for c in study.CASES if c.kind == "buffer"} == {0.02, 0.04, 0.1, 0.55}
-    assert study.CCS == ("reno", "cubic", "bbr")
+    assert study.CCS == ("reno", "cubic", "bbr", "hybla")
     # Random loss is judged over seeds, the lossless paths with one.
     assert {c.seeds for c in study.CASES} == {(1,), (1, 2, 3)}
     assert all((c.seeds == (1,)) == (c.loss == 0) for c in study.CASES)
@@ -188,3 +188,20 @@ def test_linux_and_satcc_agree_within_ten_percent(label):
     judged = [r for r in study.references(judge=True) if r.label == label and r.judged]
     assert {r.metric for r in judged} == {"goodput_ratio", "completion_ratio"}
     assert all(r.passes(measured[r.metric]) for r in judged)
+
+
+def test_a_controller_the_kernel_lacks_is_simulated_and_not_judged(monkeypatch):
+    monkeypatch.setattr(study, "kernel_offers", lambda cc: cc != "hybla")
+    refs = study.references(judge=True)
+    hybla = [r for r in refs if r.label.endswith(" hybla") and r.metric == "goodput_ratio"]
+    assert hybla and not any(r.judged for r in hybla)
+    assert all("does not offer tcp_hybla" in r.notes for r in hybla)
+    bbr = [r for r in refs if r.label.endswith(" bbr") and r.metric == "goodput_ratio"]
+    assert bbr and all(r.judged for r in bbr)
+    called = []
+    monkeypatch.setattr(study, "can_emulate", lambda: True)
+    monkeypatch.setattr(study, "linux_measurements", lambda *a: called.append(a) or {})
+    spec = _spec("win64K-100ms hybla")
+    measured = study.metrics(run_one(spec.scenario, 1), spec)
+    assert not called and math.isnan(measured["goodput_ratio"])
+    assert measured["satcc_goodput_mbps"] > 4.5

@@ -42,3 +42,22 @@ def test_reducing_from_cwnd_ends_recovery_within_a_few_round_trips():
     assert cwnd_summary["tcp.f.timeouts"] == 0
     dropped = cwnd_summary["links.ab.drops"]
     assert dropped < 0.5 * flight_summary["links.ab.drops"]
+
+
+def test_cubic_alpha_switch_is_the_linux_presets_and_cubics_only():
+    from test_scenario_tcp import assert_refused, scenario, tcp_entry
+
+    linux = tcp_entry(scenario(**{"tcp.bulk.preset": "linux"}))
+    assert linux["cubic_alpha_switch"] is False
+    # The RFC's switch is the default, left out of the description.
+    assert "cubic_alpha_switch" not in tcp_entry(scenario(**{"tcp.bulk.preset": "rfc"}))
+    # The preset's value rides along with another controller; the table's own is refused.
+    reno = tcp_entry(
+        scenario(**{"tcp.bulk.preset": "linux", "tcp.bulk.congestion_control": "reno"})
+    )
+    assert reno.get("congestion_control", "reno") == "reno"
+    assert_refused(
+        scenario(**{"tcp.bulk.cubic_alpha_switch": False}),
+        "tcp.bulk.cubic_alpha_switch",
+        'applies to congestion_control = "cubic" only',
+    )

@@ -18,10 +18,11 @@ def test_abc_and_prr_reach_the_description_only_when_on():
     assert entry["abc"] is True and entry["prr"] is True
     plain = tcp_entry(scenario())
     assert "abc" not in plain and "prr" not in plain
-    # Neither preset sets them (yet).
-    for preset in ("rfc", "linux"):
-        entry = tcp_entry(scenario(**{"tcp.bulk.preset": preset}))
-        assert "abc" not in entry and "prr" not in entry
+    # The rfc preset leaves them off; the linux preset turns both on.
+    entry = tcp_entry(scenario(**{"tcp.bulk.preset": "rfc"}))
+    assert "abc" not in entry and "prr" not in entry
+    entry = tcp_entry(scenario(**{"tcp.bulk.preset": "linux"}))
+    assert entry["abc"] is True and entry["prr"] is True
 
 
 def avoidance(**tcp) -> dict:

@@ -89,6 +89,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "prr": True,  # tcp_cwnd_reduction, always on since Linux 3.2
         "abc": True,  # tcp_cong_avoid_ai counts the segments each ACK delivers
         "ssthresh_from": "cwnd",  # tcp_reno_ssthresh, bictcp_recalc_ssthresh
+        "cubic_alpha_switch": False,  # tcp_cubic's beta_scale estimate keeps alpha
         "restart_after_idle": True,  # tcp_slow_start_after_idle = 1
         "cwnd_validation": "rfc2861",  # tcp_cwnd_restart, tcp_cwnd_application_limited
         "send_buffer": "4 MiB",  # tcp_wmem max (autotuning ceiling)
@@ -273,6 +274,9 @@ class Tcp(_Table):
     recovery: Annotated[choice(*RECOVERIES), UNLESS_DEFAULT] = "rfc6675"
     # What a loss's reduction starts from: FlightSize (the RFCs) or cwnd (Linux).
     ssthresh_from: Annotated[choice(*SSTHRESH_BASES), UNLESS_DEFAULT] = "flight"
+    # RFC 9438 section 4.3: CUBIC's Reno-friendly alpha becomes 1 at
+    # cwnd_prior; false keeps alpha_cubic, as Linux's tcp_cubic does.
+    cubic_alpha_switch: Annotated[Bool, UNLESS_DEFAULT] = True
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -373,6 +377,12 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
         checks.refuse(
             (*path, "hybla_rtt0"),
             f'hybla_rtt0 applies to congestion_control = "hybla" only, '
+            f'got congestion_control = "{tcp.congestion_control}"',
+        )
+    if "cubic_alpha_switch" in tcp._given and tcp.congestion_control != "cubic":
+        checks.refuse(
+            (*path, "cubic_alpha_switch"),
+            f'cubic_alpha_switch applies to congestion_control = "cubic" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
         )
     if tcp.congestion_control == "bbr" and tcp.hystart and not tcp.from_preset("hystart"):

@@ -6,7 +6,8 @@ preset: SACK, IW 10, 200 ms minimum RTO, 40 ms delayed ACKs; MSS 1448 and
 52 header bytes, as Linux sends with timestamps over a 1500-byte MTU), and
 emulated in real time (`satcc emulate`), the same modelled path carrying a
 bulk transfer between two real Linux hosts (`satcc.emulate.bulk`). Reno,
-CUBIC and BBR (v1, Linux's `tcp_bbr`) are compared on every path.
+CUBIC and BBR (v1, Linux's `tcp_bbr`) are compared on every path; Hybla
+is simulated everywhere and judged only where the kernel offers tcp_hybla.
 
 The grid: two window-limited paths (the receiver's window below the
 bandwidth-delay product; Linux's set with TCP_WINDOW_CLAMP), four
@@ -57,7 +58,10 @@ PORT = 5201
 REVERSE_QUEUE_PACKETS = 1000
 LINUX_SOURCE = "Linux TCP (this machine's kernel) over the same emulated path"
 MODEL_SOURCE = "W/RTT (window-limited); Mathis et al. 1997 (random loss); link payload rate"
-CCS = ("reno", "cubic", "bbr")
+# Hybla is simulated on every path and compared where the kernel offers
+# tcp_hybla (net.ipv4.tcp_available_congestion_control); the others are
+# built into every kernel this study runs on.
+CCS = ("reno", "cubic", "bbr", "hybla")
 # The client starts this long after the devices are up (the server is
 # listening by then; the client retries a refused connection anyway).
 CLIENT_START_S = 0.3
@@ -202,6 +206,14 @@ def emulated(case: Case, cc: str, work: Path, *, size: int | None = None) -> dic
     return scenario
 
 
+def kernel_offers(cc: str) -> bool:
+    """Whether this machine's kernel has `cc` loaded (a module not loaded
+    is not loaded here: that would change the machine)."""
+    from satcc.emulate.sysctls import AVAILABLE, read
+
+    return cc in (read(AVAILABLE) or "").split()
+
+
 def can_emulate() -> bool:
     """Whether this machine can run the Linux side (root, TUN, `ip`)."""
     from satcc.emulate import EmulationSetupError
@@ -339,7 +351,8 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         sized = _simulate(simulated(case, cc, emulated_duration(case), case.transfer_bytes), seed)
         done = sized["tcp.f.completion_time_s"]
         out["satcc_completion_s"] = math.nan if done is None else float(done)
-    measured = linux_measurements(case, cc, seed) if can_emulate() else {}
+    emulate = can_emulate() and kernel_offers(cc)
+    measured = linux_measurements(case, cc, seed) if emulate else {}
     for name in _linux_metric_names(case):
         out[name] = measured.get(name, math.nan)
     # NaN without the Linux side: nothing is judged then.
@@ -373,7 +386,7 @@ def _linux_metric_names(case: Case) -> list[str]:
 # References: satcc / Linux judged against 1; the rest shown
 
 
-def _judged_ratio(metric: str, what: str, judge: bool) -> Reference:
+def _judged_ratio(metric: str, what: str, judge: bool, why_not: str) -> Reference:
     return Reference(
         "",
         metric,
@@ -382,8 +395,7 @@ def _judged_ratio(metric: str, what: str, judge: bool) -> Reference:
         TOLERANCE if judge else 0.0,
         "relative" if judge else "none",
         kind="real stack",
-        notes=f"satcc {what} / Linux {what}"
-        + ("" if judge else "; not emulated (needs root and /dev/net/tun)"),
+        notes=f"satcc {what} / Linux {what}" + ("" if judge else f"; not emulated ({why_not})"),
     )
 
 
@@ -399,9 +411,16 @@ def references(judge: bool) -> list[Reference]:
     for case in CASES:
         for cc in CCS:
             label = f"{case.label} {cc}"
-            rows = [_judged_ratio("goodput_ratio", "goodput", judge)]
+            offered = kernel_offers(cc)
+            why_not = (
+                "needs root and /dev/net/tun"
+                if not judge
+                else f"this kernel does not offer tcp_{cc}"
+            )
+            judged = judge and offered
+            rows = [_judged_ratio("goodput_ratio", "goodput", judged, why_not)]
             if case.has_transfer:
-                rows.append(_judged_ratio("completion_ratio", "completion time", judge))
+                rows.append(_judged_ratio("completion_ratio", "completion time", judged, why_not))
             names = ["satcc_goodput_mbps", "satcc_retransmissions", "model_mbps"]
             names += _linux_metric_names(case)
             if case.has_transfer:

@@ -157,6 +157,10 @@ pub struct TcpConfig {
     /// 8985's RACK-TLP (`recovery`); needs `variant = "sack"`.
     #[serde(default)]
     pub(crate) recovery: rack::LossDetection,
+    /// CUBIC's Reno-friendly estimate switches α_cubic to 1 at cwnd_prior
+    /// (RFC 9438 §4.3); false keeps α_cubic, as Linux's tcp_cubic does.
+    #[serde(default = "yes")]
+    pub(crate) cubic_alpha_switch: bool,
     /// What a loss's reduction starts from (`ssthresh_from`).
     #[serde(default)]
     pub(crate) ssthresh_from: ReductionBasis,
@@ -236,6 +240,7 @@ impl TcpConfig {
             rto_restart_on_fast_retransmit: true,
             recovery: rack::LossDetection::Rfc6675,
             ssthresh_from: ReductionBasis::Flight,
+            cubic_alpha_switch: true,
             window_scaling: true,
             send_buffer: 65_536,
             receive_buffer: 65_536,

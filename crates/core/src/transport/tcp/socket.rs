@@ -189,13 +189,7 @@ impl TcpSocket {
     ) -> TcpSocket {
         let mss = cfg.mss as u64;
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
-        let cc = Controller::new(
-            cfg.congestion_control,
-            cfg.abc_limit_segments,
-            cfg.hystart,
-            cfg.abc,
-            cfg.hybla_rtt0,
-        );
+        let cc = Controller::new(&cfg);
         let rate = cc.wants_rate_samples().then(RateEstimator::default);
         let state = match (active, cfg.handshake) {
             (true, _) => State::Closed,

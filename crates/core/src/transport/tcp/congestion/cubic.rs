@@ -46,6 +46,9 @@ pub(crate) struct Cubic {
     carry: f64,
     /// §4.7 fast convergence (on, as the RFC recommends and Linux does).
     pub(crate) fast_convergence: bool,
+    /// §4.3: α_cubic becomes 1 once W_est reaches cwnd_prior (on, the
+    /// RFC); Linux's tcp_cubic keeps α_cubic (its `beta_scale` estimate).
+    pub(crate) alpha_switch: bool,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -68,6 +71,7 @@ impl Cubic {
             epoch: None,
             carry: 0.0,
             fast_convergence: true,
+            alpha_switch: true,
         }
     }
 
@@ -112,7 +116,7 @@ impl Cubic {
         let acked = ack.acked as f64 / mss;
         // §4.3: α_cubic until W_est reaches cwnd_prior, then Reno's 1. (Not
         // W_max, which fast convergence may have lowered below cwnd_prior.)
-        let alpha = if e.w_est >= e.cwnd_prior {
+        let alpha = if self.alpha_switch && e.w_est >= e.cwnd_prior {
             1.0
         } else {
             alpha()
@@ -309,6 +313,19 @@ mod tests {
             (w12 - (w6 + 6.0)).abs() < 0.3,
             "{w12} after {w6}: one per round"
         );
+    }
+
+    /// Linux's rule (`alpha_switch = false`): the estimate keeps α_cubic
+    /// past W_max, so twelve rounds from 7 segments give 7 + 12·0.529.
+    #[test]
+    fn without_the_switch_alpha_holds_past_w_max() {
+        let mut c = Cubic::new(2, None);
+        c.alpha_switch = false;
+        let mut w = after_loss(&mut c, 10);
+        let trace = rounds(&mut c, &mut w, 0.01, 12, 1.0);
+        let (_, w12) = trace[11];
+        let expect = 7.0 + alpha() * 12.0;
+        assert!((w12 - expect).abs() < 0.35, "{w12} vs {expect}");
     }
 
     /// §4.3: W_est grows by α_cubic until it reaches cwnd_prior, the window

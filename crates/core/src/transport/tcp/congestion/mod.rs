@@ -18,6 +18,7 @@ pub(crate) mod hybla;
 pub(crate) mod hystart;
 pub(crate) mod reno;
 
+use super::TcpConfig;
 use crate::engine::{Duration, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
@@ -108,21 +109,21 @@ pub(crate) enum Controller {
 }
 
 impl Controller {
-    /// `abc`: RFC 3465 §2.1 byte counting in Reno's congestion avoidance
-    /// (CUBIC counts acknowledged bytes anyway, RFC 9438 §4.3); `hybla_rtt0`
-    /// is Hybla's RTT0 (its default when None).
-    pub(crate) fn new(
-        kind: Kind,
-        abc_limit_segments: u32,
-        hystart: bool,
-        abc: bool,
-        hybla_rtt0: Option<Duration>,
-    ) -> Controller {
-        let hystart = hystart.then(HyStart::default);
-        match kind {
-            Kind::Reno => Controller::Reno(Reno::new(abc_limit_segments, hystart, abc)),
-            Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
-            Kind::Hybla => Controller::Hybla(Hybla::new(abc_limit_segments, hystart, hybla_rtt0)),
+    /// The connection's controller as its configuration asks: `abc` (RFC
+    /// 3465 §2.1 byte counting in Reno's congestion avoidance; CUBIC counts
+    /// acknowledged bytes anyway, RFC 9438 §4.3), `hybla_rtt0` (Hybla's
+    /// RTT0, its default when None), `cubic_alpha_switch`.
+    pub(crate) fn new(cfg: &TcpConfig) -> Controller {
+        let hystart = cfg.hystart.then(HyStart::default);
+        let l = cfg.abc_limit_segments;
+        match cfg.congestion_control {
+            Kind::Reno => Controller::Reno(Reno::new(l, hystart, cfg.abc)),
+            Kind::Cubic => {
+                let mut c = Cubic::new(l, hystart);
+                c.alpha_switch = cfg.cubic_alpha_switch;
+                Controller::Cubic(c)
+            }
+            Kind::Hybla => Controller::Hybla(Hybla::new(l, hystart, cfg.hybla_rtt0)),
             Kind::Bbr => Controller::Bbr(Box::default()),
         }
     }
