@@ -379,7 +379,10 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             f'hybla_rtt0 applies to congestion_control = "hybla" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
         )
-    if "cubic_alpha_switch" in tcp._given and tcp.congestion_control != "cubic":
+    # The preset's value rides along with any controller; the table's own
+    # is refused, as hystart is for bbr below.
+    alpha_given = not tcp.cubic_alpha_switch and not tcp.from_preset("cubic_alpha_switch")
+    if alpha_given and tcp.congestion_control != "cubic":
         checks.refuse(
             (*path, "cubic_alpha_switch"),
             f'cubic_alpha_switch applies to congestion_control = "cubic" only, '
