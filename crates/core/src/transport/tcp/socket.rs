@@ -196,7 +196,13 @@ impl TcpSocket {
             cfg.abc,
             cfg.hybla_rtt0,
         );
-        let rate = cc.wants_rate_samples().then(RateEstimator::default);
+        let rate = cc.wants_rate_samples().then(|| {
+            if cc.wants_lost_segments() {
+                RateEstimator::reporting_losses()
+            } else {
+                RateEstimator::default()
+            }
+        });
         let state = match (active, cfg.handshake) {
             (true, _) => State::Closed,
             (false, true) => State::Listen,
@@ -574,6 +580,7 @@ impl TcpSocket {
                 .after_idle(&mut w, &s, idle, self.cfg.restart_after_idle);
             self.set_window(w);
         }
+        self.check_tx_start(now);
         let sent_before = self.stats.segments_sent;
         // RFC 3042 Limited Transmit: the first two duplicate ACKs may each
         // clock out one new segment.
@@ -607,6 +614,9 @@ impl TcpSocket {
                 if self.snd_nxt == self.snd_una && usable > 0 {
                     len = usable;
                 } else {
+                    if self.cwnd_limited {
+                        self.note_cwnd_limited();
+                    }
                     break;
                 }
             }
@@ -656,8 +666,8 @@ impl TcpSocket {
 
     fn account_send(&mut self, now: Time, seq: u64, len: u64) {
         let retransmission = seq < self.snd_max;
-        if let Some(r) = &mut self.rate {
-            r.on_send(now, seq, len, self.snd_max - self.snd_una);
+        if self.rate.is_some() {
+            self.rate_on_send(now, seq, len);
         }
         self.pace(now, len);
         self.stats.segments_sent += 1;

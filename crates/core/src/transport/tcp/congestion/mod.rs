@@ -19,6 +19,7 @@ pub(crate) mod hystart;
 pub(crate) mod reno;
 
 use crate::engine::{Duration, RngStream, Time};
+use crate::transport::tcp::rate::LostSegment;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use bbr::{Bbr, CaState, RateAck};
@@ -85,6 +86,18 @@ pub(crate) trait CongestionControl {
     }
     /// Every ACK's rate sample (only when `wants_rate_samples`).
     fn on_rate_sample(&mut self, _w: &mut Window, _a: &RateAck) {}
+    /// Whether each lost segment's send snapshot is wanted (BBRv3; only
+    /// with `wants_rate_samples`).
+    fn wants_lost_segments(&self) -> bool {
+        false
+    }
+    /// A segment deemed lost, as it is retransmitted (only when
+    /// `wants_lost_segments`).
+    fn on_lost_segment(&mut self, _now: Time, _w: &Window, _l: &LostSegment) {}
+    /// Sending starts again with nothing in flight after an
+    /// application-limited spell (Linux's `CA_EVENT_TX_START`; only with
+    /// `wants_rate_samples`).
+    fn on_tx_start(&mut self, _now: Time, _w: &Window) {}
     /// The rate to pace at, payload bytes per second; none: no pacing.
     fn pacing_rate(&self, _w: &Window, _srtt: Option<Duration>) -> Option<f64> {
         None
@@ -175,6 +188,15 @@ impl CongestionControl for Controller {
     }
     fn on_rate_sample(&mut self, w: &mut Window, a: &RateAck) {
         self.inner_mut().on_rate_sample(w, a)
+    }
+    fn wants_lost_segments(&self) -> bool {
+        self.inner().wants_lost_segments()
+    }
+    fn on_lost_segment(&mut self, now: Time, w: &Window, l: &LostSegment) {
+        self.inner_mut().on_lost_segment(now, w, l)
+    }
+    fn on_tx_start(&mut self, now: Time, w: &Window) {
+        self.inner_mut().on_tx_start(now, w)
     }
     fn pacing_rate(&self, w: &Window, srtt: Option<Duration>) -> Option<f64> {
         self.inner().pacing_rate(w, srtt)
