@@ -11,8 +11,11 @@
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
 //! - `bbr`: BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux
 //!   `tcp_bbr.c`): rate-based, from delivery-rate samples, with pacing
+//! - `bbr3`: BBRv3 (draft-ietf-ccwg-bbr-06, Linux `tcp_bbr.c` v3): BBR's
+//!   model bounded by what loss says, with pacing
 
 pub(crate) mod bbr;
+pub(crate) mod bbr3;
 pub(crate) mod cubic;
 pub(crate) mod hybla;
 pub(crate) mod hystart;
@@ -23,6 +26,7 @@ use crate::transport::tcp::rate::LostSegment;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use bbr::{Bbr, CaState, RateAck};
+pub(crate) use bbr3::Bbr3;
 pub(crate) use cubic::Cubic;
 pub(crate) use hybla::Hybla;
 pub(crate) use hystart::HyStart;
@@ -37,6 +41,7 @@ pub(crate) enum Kind {
     Cubic,
     Hybla,
     Bbr,
+    Bbr3,
 }
 
 /// The window a controller adjusts, in bytes.
@@ -118,6 +123,7 @@ pub(crate) enum Controller {
     Cubic(Cubic),
     Hybla(Hybla),
     Bbr(Box<Bbr>),
+    Bbr3(Box<Bbr3>),
 }
 
 impl Controller {
@@ -137,14 +143,17 @@ impl Controller {
             Kind::Cubic => Controller::Cubic(Cubic::new(abc_limit_segments, hystart)),
             Kind::Hybla => Controller::Hybla(Hybla::new(abc_limit_segments, hystart, hybla_rtt0)),
             Kind::Bbr => Controller::Bbr(Box::default()),
+            Kind::Bbr3 => Controller::Bbr3(Box::default()),
         }
     }
 
     /// The random stream of a controller that draws (BBR's first ProbeBW
-    /// phase); the others ignore it.
+    /// phase, BBRv3's probe waits); the others ignore it.
     pub(crate) fn seed(&mut self, rng: RngStream) {
-        if let Controller::Bbr(b) = self {
-            b.seed(rng);
+        match self {
+            Controller::Bbr(b) => b.seed(rng),
+            Controller::Bbr3(b) => b.seed(rng),
+            _ => {}
         }
     }
 
@@ -156,6 +165,7 @@ impl Controller {
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
             Controller::Bbr(c) => c.as_ref(),
+            Controller::Bbr3(c) => c.as_ref(),
         }
     }
 
@@ -166,6 +176,7 @@ impl Controller {
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
             Controller::Bbr(c) => c.as_mut(),
+            Controller::Bbr3(c) => c.as_mut(),
         }
     }
 }
