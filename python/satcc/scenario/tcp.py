@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 TCP_VARIANTS = ("tahoe", "reno", "newreno", "sack")
 NETPIPE_REPORTS = ("mean", "min_trial")
 NETPIPE_REPETITION_RULES = ("ceil", "netpipe")
-CONGESTION_CONTROLS = ("reno", "cubic", "hybla", "bbr")
+CONGESTION_CONTROLS = ("reno", "cubic", "hybla", "bbr", "bbr3")
 CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 # How a SACK sender finds lost segments: RFC 6675's IsLost, or RFC 8985.
 RECOVERIES = ("rfc6675", "rack-tlp")
@@ -388,11 +388,11 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             f'cubic_alpha_switch applies to congestion_control = "cubic" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
         )
-    if tcp.congestion_control == "bbr" and tcp.hystart and not tcp.from_preset("hystart"):
+    if tcp.congestion_control in ("bbr", "bbr3") and tcp.hystart and not tcp.from_preset("hystart"):
         checks.refuse(
             (*path, "hystart"),
-            'hystart is a slow start rule; congestion_control = "bbr" leaves Startup '
-            "by its own full-pipe test",
+            f'hystart is a slow start rule; congestion_control = "{tcp.congestion_control}" '
+            "leaves Startup by its own full-pipe test",
         )
     if tcp.delayed_ack_timeout > MAX_DELAYED_ACK:
         checks.refuse(

@@ -124,7 +124,7 @@ class Case:
     def __post_init__(self) -> None:
         if self.variant not in VARIANT_AGENTS:
             raise ValueError(f"variant must be one of {', '.join(VARIANT_AGENTS)}")
-        if self.congestion_control == "bbr":
+        if self.congestion_control in ("bbr", "bbr3"):
             # ns-2.35's Linux sender hosts 2.6.22's modules: BBR came in 4.9.
             raise ValueError("ns-2.35 has no BBR (Linux 4.9, 2016): compare it with Linux instead")
         if self.congestion_control not in CONGESTION_CONTROLS:

@@ -4,7 +4,7 @@
 //! - `socket`: connection state, sending and receiving, timers (RFC 9293
 //!   behaviour, RFC 5681 congestion control, RFC 6582 NewReno, RFC 6675 SACK
 //!   recovery, RFC 6298 timer, RFC 7323 window scaling, RFC 1122 delayed ACK)
-//! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR) and HyStart++
+//! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR v1, BBRv3) and HyStart++
 //! - `prr`: Proportional Rate Reduction in fast recovery (RFC 6937)
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
 //! - `rate`: delivery rate estimation (draft-cheng-iccrg-delivery-rate-estimation)
@@ -83,7 +83,7 @@ pub struct TcpConfig {
     /// default) or SACK.
     pub variant: Variant,
     /// How the window grows and what a loss leaves (RFC 5681 Reno, RFC 9438
-    /// CUBIC, BBR v1 with pacing); loss recovery is `variant`'s.
+    /// CUBIC, Hybla, BBR v1 or BBRv3 with pacing); loss recovery is `variant`'s.
     #[serde(default)]
     pub(crate) congestion_control: congestion::Kind,
     /// HyStart++ (RFC 9406) in the initial slow start.

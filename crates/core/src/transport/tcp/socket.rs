@@ -190,7 +190,13 @@ impl TcpSocket {
         let mss = cfg.mss as u64;
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.granularity);
         let cc = Controller::new(&cfg);
-        let rate = cc.wants_rate_samples().then(RateEstimator::default);
+        let rate = cc.wants_rate_samples().then(|| {
+            if cc.wants_lost_segments() {
+                RateEstimator::reporting_losses()
+            } else {
+                RateEstimator::default()
+            }
+        });
         let state = match (active, cfg.handshake) {
             (true, _) => State::Closed,
             (false, true) => State::Listen,
@@ -568,6 +574,7 @@ impl TcpSocket {
                 .after_idle(&mut w, &s, idle, self.cfg.restart_after_idle);
             self.set_window(w);
         }
+        self.check_tx_start(now);
         let sent_before = self.stats.segments_sent;
         // RFC 3042 Limited Transmit: the first two duplicate ACKs may each
         // clock out one new segment.
@@ -601,6 +608,9 @@ impl TcpSocket {
                 if self.snd_nxt == self.snd_una && usable > 0 {
                     len = usable;
                 } else {
+                    if self.cwnd_limited {
+                        self.note_cwnd_limited();
+                    }
                     break;
                 }
             }
@@ -650,8 +660,8 @@ impl TcpSocket {
 
     fn account_send(&mut self, now: Time, seq: u64, len: u64) {
         let retransmission = seq < self.snd_max;
-        if let Some(r) = &mut self.rate {
-            r.on_send(now, seq, len, self.snd_max - self.snd_una);
+        if self.rate.is_some() {
+            self.rate_on_send(now, seq, len);
         }
         self.pace(now, len);
         self.stats.segments_sent += 1;

@@ -11,8 +11,11 @@
 //! - `hystart`: HyStart++ (RFC 9406), an option of the initial slow start
 //! - `bbr`: BBR v1 (draft-cardwell-iccrg-bbr-congestion-control-00, Linux
 //!   `tcp_bbr.c`): rate-based, from delivery-rate samples, with pacing
+//! - `bbr3`: BBRv3 (draft-ietf-ccwg-bbr-06, Linux `tcp_bbr.c` v3): BBR's
+//!   model bounded by what loss says, with pacing
 
 pub(crate) mod bbr;
+pub(crate) mod bbr3;
 pub(crate) mod cubic;
 pub(crate) mod hybla;
 pub(crate) mod hystart;
@@ -20,9 +23,11 @@ pub(crate) mod reno;
 
 use super::TcpConfig;
 use crate::engine::{Duration, RngStream, Time};
+use crate::transport::tcp::rate::LostSegment;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use bbr::{Bbr, CaState, RateAck};
+pub(crate) use bbr3::Bbr3;
 pub(crate) use cubic::Cubic;
 pub(crate) use hybla::Hybla;
 pub(crate) use hystart::HyStart;
@@ -37,6 +42,7 @@ pub(crate) enum Kind {
     Cubic,
     Hybla,
     Bbr,
+    Bbr3,
 }
 
 /// The window a controller adjusts, in bytes.
@@ -86,6 +92,18 @@ pub(crate) trait CongestionControl {
     }
     /// Every ACK's rate sample (only when `wants_rate_samples`).
     fn on_rate_sample(&mut self, _w: &mut Window, _a: &RateAck) {}
+    /// Whether each lost segment's send snapshot is wanted (BBRv3; only
+    /// with `wants_rate_samples`).
+    fn wants_lost_segments(&self) -> bool {
+        false
+    }
+    /// A segment deemed lost, as it is retransmitted (only when
+    /// `wants_lost_segments`).
+    fn on_lost_segment(&mut self, _now: Time, _w: &Window, _l: &LostSegment) {}
+    /// Sending starts again with nothing in flight after an
+    /// application-limited spell (Linux's `CA_EVENT_TX_START`; only with
+    /// `wants_rate_samples`).
+    fn on_tx_start(&mut self, _now: Time, _w: &Window) {}
     /// The rate to pace at, payload bytes per second; none: no pacing.
     fn pacing_rate(&self, _w: &Window, _srtt: Option<Duration>) -> Option<f64> {
         None
@@ -106,6 +124,7 @@ pub(crate) enum Controller {
     Cubic(Cubic),
     Hybla(Hybla),
     Bbr(Box<Bbr>),
+    Bbr3(Box<Bbr3>),
 }
 
 impl Controller {
@@ -125,14 +144,17 @@ impl Controller {
             }
             Kind::Hybla => Controller::Hybla(Hybla::new(l, hystart, cfg.hybla_rtt0)),
             Kind::Bbr => Controller::Bbr(Box::default()),
+            Kind::Bbr3 => Controller::Bbr3(Box::default()),
         }
     }
 
     /// The random stream of a controller that draws (BBR's first ProbeBW
-    /// phase); the others ignore it.
+    /// phase, BBRv3's probe waits); the others ignore it.
     pub(crate) fn seed(&mut self, rng: RngStream) {
-        if let Controller::Bbr(b) = self {
-            b.seed(rng);
+        match self {
+            Controller::Bbr(b) => b.seed(rng),
+            Controller::Bbr3(b) => b.seed(rng),
+            _ => {}
         }
     }
 
@@ -144,6 +166,7 @@ impl Controller {
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
             Controller::Bbr(c) => c.as_ref(),
+            Controller::Bbr3(c) => c.as_ref(),
         }
     }
 
@@ -154,6 +177,7 @@ impl Controller {
             Controller::Cubic(c) => c,
             Controller::Hybla(c) => c,
             Controller::Bbr(c) => c.as_mut(),
+            Controller::Bbr3(c) => c.as_mut(),
         }
     }
 }
@@ -176,6 +200,15 @@ impl CongestionControl for Controller {
     }
     fn on_rate_sample(&mut self, w: &mut Window, a: &RateAck) {
         self.inner_mut().on_rate_sample(w, a)
+    }
+    fn wants_lost_segments(&self) -> bool {
+        self.inner().wants_lost_segments()
+    }
+    fn on_lost_segment(&mut self, now: Time, w: &Window, l: &LostSegment) {
+        self.inner_mut().on_lost_segment(now, w, l)
+    }
+    fn on_tx_start(&mut self, now: Time, w: &Window) {
+        self.inner_mut().on_tx_start(now, w)
     }
     fn pacing_rate(&self, w: &Window, srtt: Option<Duration>) -> Option<f64> {
         self.inner().pacing_rate(w, srtt)

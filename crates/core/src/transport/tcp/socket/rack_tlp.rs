@@ -132,7 +132,11 @@ impl TcpSocket {
     pub(super) fn rack_recovery_send(&mut self, now: Time, out: &mut Vec<Pdu>) {
         let mss = self.cfg.mss as u64;
         while let Some(pipe) = self.rack.as_ref().map(|r| r.pipe()) {
-            if self.cwnd < pipe + mss || self.paced_out(now) {
+            if self.cwnd < pipe + mss {
+                self.note_cwnd_limited();
+                break;
+            }
+            if self.paced_out(now) {
                 break;
             }
             if let Some((s, l)) = self.rack.as_ref().and_then(|r| r.next_lost()) {

@@ -53,6 +53,51 @@ impl TcpSocket {
         self.stats.cwnd_max = self.stats.cwnd_max.max(self.cwnd);
     }
 
+    /// The estimator's note of a send; with a controller that wants them
+    /// (BBRv3), the lost segment a retransmission replaces goes to it.
+    pub(super) fn rate_on_send(&mut self, now: Time, seq: u64, len: u64) {
+        let wants_losses = self.cc.wants_lost_segments();
+        // Only BBRv3 reads the flight after each send; the pipe is not free.
+        let in_flight = if wants_losses { self.in_flight() } else { 0 };
+        let flight = self.snd_max - self.snd_una;
+        let Some(r) = &mut self.rate else {
+            return;
+        };
+        r.on_send(now, seq, len, flight, in_flight);
+        if !wants_losses {
+            return;
+        }
+        let lost = r.take_lost();
+        if lost.is_empty() {
+            return;
+        }
+        let w = self.window();
+        for l in &lost {
+            self.cc.on_lost_segment(now, &w, l);
+        }
+    }
+
+    /// cwnd held a send back: the estimator's samples say so until this
+    /// flight is delivered (BBRv3's `is_cwnd_limited`).
+    pub(super) fn note_cwnd_limited(&mut self) {
+        let flight = self.snd_max - self.snd_una;
+        if let Some(r) = &mut self.rate {
+            r.mark_cwnd_limited(flight);
+        }
+    }
+
+    /// Linux's `CA_EVENT_TX_START`: data to send, nothing in flight and the
+    /// estimator application-limited (BBRv3's restart from idle).
+    pub(super) fn check_tx_start(&mut self, now: Time) {
+        let idle = self.snd_una == self.snd_max
+            && self.written > self.snd_max
+            && self.rate.as_ref().is_some_and(|r| r.is_app_limited());
+        if idle {
+            let w = self.window();
+            self.cc.on_tx_start(now, &w);
+        }
+    }
+
     /// Whether pacing holds the next segment back; if so the pacing timer
     /// is set for when it may leave.
     pub(super) fn paced_out(&mut self, now: Time) -> bool {

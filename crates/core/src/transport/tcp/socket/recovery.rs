@@ -284,7 +284,11 @@ impl TcpSocket {
         let mss = self.cfg.mss as u64;
         loop {
             let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, mss);
-            if self.cwnd < pipe + mss || self.paced_out(now) {
+            if self.cwnd < pipe + mss {
+                self.note_cwnd_limited();
+                break;
+            }
+            if self.paced_out(now) {
                 break;
             }
             if let Some((s, l)) = self.scoreboard.next_lost(self.snd_una, self.snd_max, mss) {

@@ -56,6 +56,7 @@ impl Path {
             losses: std::mem::take(&mut self.losses),
             rtt: Some(rtt),
             app_limited: false,
+            ..Sample::default()
         };
         let a = RateAck {
             now: self.now,
