@@ -110,6 +110,30 @@ def test_tcl_script_runs_cubic_in_the_linux_sender():
     assert "Agent/TCP/Linux" not in reno and "select_ca" not in reno
 
 
+def test_tcl_script_runs_hybla_in_the_linux_sender():
+    case = Case(variant="sack", congestion_control="hybla", hybla_rtt0_ms=25, delayed_ack=False)
+    lines = _lines(ns2.tcl_script(case, 1))
+    for expected in (
+        "set tcp(0) [new Agent/TCP/Linux]",
+        "$tcp(0) select_ca hybla",
+        # Per sender (ns-2's LinuxParamManager keeps it local to the agent).
+        "$tcp(0) set_ca_param hybla rtt0 25",
+        "set sink(0) [new Agent/TCPSink/Sack1]",
+        # The Linux sender's settings, as CUBIC's.
+        "Agent/TCP/Linux set minrto_ 1",
+        "Agent/TCP/Linux set maxrto_ 60",
+        "Agent/TCP/Linux set rtxcur_init_ 3",
+        "Agent/TCP/Linux set delay_growth_ true",
+        "Agent/TCP/Linux set timestamps_ true",
+        "Agent/TCP/Linux set ts_option_size_ 0",
+        "Agent/TCP set tcpTick_ 0.001",
+    ):
+        assert expected in lines, expected
+    assert not any("cubic" in line for line in lines)
+    other = _lines(ns2.tcl_script(dataclasses.replace(case, hybla_rtt0_ms=50), 1))
+    assert "$tcp(0) set_ca_param hybla rtt0 50" in other
+
+
 def test_parse_output_counts_payload_over_the_measured_window():
     case = Case(mss=1460, duration_s=110.0, warmup_s=10.0, flows=(Flow(0.0), Flow(0.0)))
     # bytes_ counts whole packets (1500 B on the wire) and the 40-byte SYN.
@@ -142,10 +166,21 @@ def test_case_rejects_what_ns2_cannot_express():
         Case(variant="newreno", congestion_control="cubic")
     with pytest.raises(ValueError, match="tick"):
         Case(variant="sack", congestion_control="cubic", tick_s=0.01)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="BBR"):
         Case(variant="sack", congestion_control="bbr")
     with pytest.raises(ValueError):
         Case(variant="sack", congestion_control="cubic", cubic_beta=1024)
+    # Hybla too: the Linux sender, so SACK and the 1 ms tick; rtt0 is an
+    # int module parameter in ms.
+    with pytest.raises(ValueError, match="Hybla.*SACK"):
+        Case(variant="reno", congestion_control="hybla")
+    with pytest.raises(ValueError, match="tick"):
+        Case(variant="sack", congestion_control="hybla", tick_s=0.01)
+    for rtt0 in (0, 2.5):
+        with pytest.raises(ValueError, match="hybla_rtt0_ms"):
+            Case(variant="sack", congestion_control="hybla", hybla_rtt0_ms=rtt0)
+    with pytest.raises(ValueError, match="one of"):
+        Case(variant="sack", congestion_control="vegas")
 
 
 def test_satcc_scenario_matches_the_case():
@@ -367,6 +402,23 @@ def test_debian_ns2_has_the_linux_sender_with_cubic_2_1(tmp_path):
     assert params["bic_scale"] == "41"
     assert params["fast_convergence"] == "1" and params["tcp_friendliness"] == "1"
     assert "hystart" not in params
+
+
+@needs_ns2
+def test_debian_ns2_has_tcp_hybla_with_rtt0(tmp_path):
+    # tcp_hybla.c from Linux 2.6.22.6: one parameter, rtt0 = 25 (ms).
+    script = tmp_path / "params.tcl"
+    script.write_text(
+        "set ns [new Simulator]\nset tcp [new Agent/TCP/Linux]\n"
+        "$tcp select_ca hybla\n$tcp get_ca_param hybla\n"
+        "$tcp set_ca_param hybla rtt0 50\n$tcp get_ca_param hybla rtt0\nexit 0\n"
+    )
+    out = subprocess.run(
+        [ns2.find_ns(), str(script)], capture_output=True, text=True, timeout=60
+    ).stdout
+    assert dict(re.findall(r"^ (\w+) = (\d+)", out, flags=re.M)) == {"rtt0": "25"}
+    # set_ca_param sets the agent's own value.
+    assert "tcp_hybla.rtt0 = 50" in out
 
 
 @needs_ns2
