@@ -15,6 +15,9 @@ TOLERANCE = 0.05
 NS2_SOURCE = "ns-2.35 (Debian ns2), the same scenario and seeds"
 MODEL_SOURCE = "Padhye et al. 1998 eq. (31)/(32); Mathis et al. 1997"
 CUBIC_MODEL_SOURCE = "RFC 9438 §5.1 (response function) and §4.3 (Reno-friendly floor)"
+HYBLA_MODEL_SOURCE = (
+    "Caini and Firrincieli 2004 (rho^2 segments per RTT) in Mathis et al. 1997's derivation"
+)
 LOSS_SOURCE = "satcc's lossy links: PDUs lost / PDUs started in the measured window"
 
 SHOWN = (
@@ -29,12 +32,15 @@ SHOWN = (
     "padhye_mbps",
     "mathis_mbps",
     "cubic_model_mbps",
+    "hybla_model_mbps",
 )
 
 
 def _source(metric: str) -> str:
     if metric.startswith("cubic"):
         return CUBIC_MODEL_SOURCE
+    if metric.startswith("hybla"):
+        return HYBLA_MODEL_SOURCE
     if metric == "loss_realised":
         return LOSS_SOURCE
     return MODEL_SOURCE if metric.startswith(("padhye", "mathis")) else NS2_SOURCE
