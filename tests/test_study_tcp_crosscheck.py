@@ -339,7 +339,7 @@ def test_quick_mode_runs_one_hybla_case():
     assert quick[0].params["loss"] == 0 and quick[0].params["duration_s"] <= 200
     assert sorted({s.params["loss"] for s in full}) == [0.0, 1e-3, 3e-3]
     assert all(s.params["hybla_rtt0_ms"] == 25 for s in full)
-    assert {s.params["hybla_rho"] for s in full} == {22.0, 1.5}
+    assert {s.params["ns2_hybla_rho"] for s in full} == {22.0, 1.5}
     assert all("ns2_cubic_beta" not in s.params for s in full)
 
 

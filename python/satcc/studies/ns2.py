@@ -192,10 +192,12 @@ class Case:
         return 2 * one_way + 2 * bits
 
     def hybla_rho8(self, flow: int = 0) -> int:
-        """Hybla's rho in eighths as both simulators set it from the SYN's
-        RTT and keep it (no later SRTT is lower): floor(8 SRTT / RTT0), at
-        least 8 (tcp_hybla's rho_3ls; ns-2's SRTT is in 1/8 of its 1 ms
-        tick, satcc's exact, the same here for the study's paths)."""
+        """Hybla's rho in eighths as ns-2's tcp_hybla sets it from the SYN's
+        RTT at hybla_init and keeps it (no later SRTT is lower):
+        floor(8 SRTT / RTT0), at least 8 (rho_3ls; its SRTT is in 1/8 of the
+        1 ms tick). satcc's controller takes its first SRTT at the first
+        data ACK instead, which over the study's GEO paths falls in the
+        same eighth (docs/tcp-crosscheck.md, "rho in both")."""
         return max(math.floor(8 * self.syn_rtt_s(flow) * 1000 / self.hybla_rtt0_ms), 8)
 
     @property

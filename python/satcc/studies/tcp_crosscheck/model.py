@@ -311,7 +311,8 @@ def points() -> list[Point]:
     ]
     # Hybla: satcc's controller (SACK recovery) against ns-2's Linux sender
     # with 2.6.22's tcp_hybla (docs/tcp-crosscheck.md), rtt0 25 ms. Over the
-    # GEO hops rho = 22 (the SYN's 550 ms over 25 ms), at 41 ms 1.5; the
+    # GEO hops rho = 22 (the SYN's 550 ms over 25 ms), at 41 ms 1.5 in ns-2
+    # and 1.625 in satcc (its first SRTT is a data ACK's); the
     # same paths as CUBIC's: buffer-limited over GEO (deterministic; quick
     # mode's one Hybla case), random loss 1e-3 over GEO and 3e-3 at 41 ms.
     out += [
@@ -509,7 +510,7 @@ def runs(quick: bool) -> list[RunSpec]:
             params["ns2_cubic_beta"] = case.cubic_beta
         if case.congestion_control == "hybla":
             params["hybla_rtt0_ms"] = case.hybla_rtt0_ms
-            params["hybla_rho"] = case.hybla_rho8() / 8
+            params["ns2_hybla_rho"] = case.hybla_rho8() / 8
         if params["shared_losses"]:
             specs += [
                 RunSpec(point.label, params, scenario(case, seed=s), seeds=(s,)) for s in seeds
@@ -605,9 +606,9 @@ def _cubic_model(case: Case, p: float | None = None) -> float:
 def _hybla_model(case: Case, p: float | None = None) -> float:
     """`hybla_window` at loss rate `p` (default: the case's) as goodput (Mb/s
     of payload) for flow 0 of a single-flow Hybla case with random loss,
-    with the rho both simulators' rtt0 and the SYN's RTT give (ns2.Case.
-    hybla_rho8) and the path's empty RTT; NaN elsewhere, and where no packet
-    was lost."""
+    with the rho that rtt0 and the SYN's RTT give (ns2.Case.hybla_rho8, ns-2's;
+    satcc's where its first SRTT falls in the same eighth) and the path's
+    empty RTT; NaN elsewhere, and where no packet was lost."""
     p = case.loss if p is None else p
     if len(case.flows) != 1 or case.congestion_control != "hybla" or case.loss == 0 or p == 0:
         return math.nan
