@@ -110,6 +110,30 @@ def test_tcl_script_runs_cubic_in_the_linux_sender():
     assert "Agent/TCP/Linux" not in reno and "select_ca" not in reno
 
 
+def test_tcl_script_runs_hybla_in_the_linux_sender():
+    case = Case(variant="sack", congestion_control="hybla", hybla_rtt0_ms=25, delayed_ack=False)
+    lines = _lines(ns2.tcl_script(case, 1))
+    for expected in (
+        "set tcp(0) [new Agent/TCP/Linux]",
+        "$tcp(0) select_ca hybla",
+        # Per sender (ns-2's LinuxParamManager keeps it local to the agent).
+        "$tcp(0) set_ca_param hybla rtt0 25",
+        "set sink(0) [new Agent/TCPSink/Sack1]",
+        # The Linux sender's settings, as CUBIC's.
+        "Agent/TCP/Linux set minrto_ 1",
+        "Agent/TCP/Linux set maxrto_ 60",
+        "Agent/TCP/Linux set rtxcur_init_ 3",
+        "Agent/TCP/Linux set delay_growth_ true",
+        "Agent/TCP/Linux set timestamps_ true",
+        "Agent/TCP/Linux set ts_option_size_ 0",
+        "Agent/TCP set tcpTick_ 0.001",
+    ):
+        assert expected in lines, expected
+    assert not any("cubic" in line for line in lines)
+    other = _lines(ns2.tcl_script(dataclasses.replace(case, hybla_rtt0_ms=50), 1))
+    assert "$tcp(0) set_ca_param hybla rtt0 50" in other
+
+
 def test_parse_output_counts_payload_over_the_measured_window():
     case = Case(mss=1460, duration_s=110.0, warmup_s=10.0, flows=(Flow(0.0), Flow(0.0)))
     # bytes_ counts whole packets (1500 B on the wire) and the 40-byte SYN.
@@ -142,10 +166,21 @@ def test_case_rejects_what_ns2_cannot_express():
         Case(variant="newreno", congestion_control="cubic")
     with pytest.raises(ValueError, match="tick"):
         Case(variant="sack", congestion_control="cubic", tick_s=0.01)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="BBR"):
         Case(variant="sack", congestion_control="bbr")
     with pytest.raises(ValueError):
         Case(variant="sack", congestion_control="cubic", cubic_beta=1024)
+    # Hybla too: the Linux sender, so SACK and the 1 ms tick; rtt0 is an
+    # int module parameter in ms.
+    with pytest.raises(ValueError, match="Hybla.*SACK"):
+        Case(variant="reno", congestion_control="hybla")
+    with pytest.raises(ValueError, match="tick"):
+        Case(variant="sack", congestion_control="hybla", tick_s=0.01)
+    for rtt0 in (0, 2.5):
+        with pytest.raises(ValueError, match="hybla_rtt0_ms"):
+            Case(variant="sack", congestion_control="hybla", hybla_rtt0_ms=rtt0)
+    with pytest.raises(ValueError, match="one of"):
+        Case(variant="sack", congestion_control="vegas")
 
 
 def test_satcc_scenario_matches_the_case():
@@ -254,6 +289,81 @@ def test_satcc_scenario_of_a_cubic_case():
     # The Reno-family scenarios do not name a controller (the default, reno).
     reno = model.scenario(model.BY_LABEL["GEO buffer-limited sack"].case)
     assert "congestion_control" not in reno["tcp"]["f0"]
+
+
+def test_hybla_rho_is_set_from_the_syns_rtt_in_eighths():
+    geo = model.BY_LABEL["GEO buffer-limited hybla"].case
+    # 2 x 275 ms and a 40-byte PDU each way: 550.33 ms, 8 x 550.33 / 25 = 176.1.
+    assert geo.syn_rtt_s() == pytest.approx(0.55033, abs=1e-5)
+    assert geo.hybla_rho8() == 176  # rho = 22
+    short = model.BY_LABEL["loss 3e-3 hybla delack RTT 41 ms"].case
+    assert short.hybla_rho8() == 12  # 40.08 ms: 12.8 eighths, rho = 1.5
+    for point in model.POINTS:
+        case = point.case
+        if case.congestion_control != "hybla":
+            continue
+        # ns-2: SRTT in 1/8 of its 1 ms tick from a sample rounded to the tick.
+        srtt8 = 8 * round(case.syn_rtt_s() / ns2.LINUX_TICK_S)
+        assert max(srtt8 // case.hybla_rtt0_ms, 8) == case.hybla_rho8(), point.label
+        # hybla_init's initial window, in both.
+        assert case.initial_window == case.hybla_rho8() // 8
+    assert Case(delay_s=0.001, flows=(Flow(0.0),)).hybla_rho8() == 8  # at least 1
+
+
+def test_satcc_scenario_of_a_hybla_case():
+    case = model.BY_LABEL["loss 1e-3 hybla delack"].case
+    desc = satcc.Scenario.from_dict(model.scenario(case, seed=1)).validate()
+    (tcp,) = desc["tcp"]
+    assert tcp["variant"] == "sack" and tcp["congestion_control"] == "hybla"
+    assert tcp["hybla_rtt0_ps"] == 25 * 10**9
+    assert not tcp.get("hystart", False)
+    assert tcp["initial_window_segments"] == 22
+    # ns-2's window_ (1000) is its initial ssthresh only: hybla_init sets
+    # the cwnd clamp to 65535 packets, which is then the flight's limit.
+    assert tcp["initial_ssthresh_bytes"] == 1000 * 1460
+    assert tcp["send_buffer_bytes"] == ns2.HYBLA_CWND_CLAMP * 1460
+    assert tcp["receive_buffer_bytes"] == 2 * ns2.HYBLA_CWND_CLAMP * 1460
+    # tcp_hybla's ssthresh is tcp_reno_ssthresh: half of cwnd.
+    assert tcp["ssthresh_from"] == "cwnd"
+    cubic = model.scenario(model.BY_LABEL["loss 1e-3 cubic delack"].case, seed=1)
+    assert "hybla_rtt0" not in cubic["tcp"]["f0"] and "ssthresh_from" not in cubic["tcp"]["f0"]
+    assert cubic["tcp"]["f0"]["send_buffer"] == f"{1000 * 1460} B"
+
+
+def test_quick_mode_runs_one_hybla_case():
+    def hybla(quick):
+        return [s for s in model.runs(quick) if s.params.get("congestion_control") == "hybla"]
+
+    quick, full = hybla(True), hybla(False)
+    assert [s.label for s in quick] == ["GEO buffer-limited hybla"]
+    assert quick[0].params["loss"] == 0 and quick[0].params["duration_s"] <= 200
+    assert sorted({s.params["loss"] for s in full}) == [0.0, 1e-3, 3e-3]
+    assert all(s.params["hybla_rtt0_ms"] == 25 for s in full)
+    assert {s.params["ns2_hybla_rho"] for s in full} == {22.0, 1.5}
+    assert all("ns2_cubic_beta" not in s.params for s in full)
+
+
+def test_hybla_window_is_mathis_times_rho():
+    # rho = 1 is Mathis et al.'s Reno, with delayed ACKs and without.
+    assert model.hybla_window(1.0, 1e-2) == pytest.approx(math.sqrt(3 / 4) / 0.1)
+    assert model.hybla_window(1.0, 1e-2, delayed_ack=False) == pytest.approx(math.sqrt(1.5) / 0.1)
+    # rho^2 per RTT (halved by delayed ACKs), halving at a loss: the average
+    # of the sawtooth W/2..W with 1/p packets per cycle, 3 W^2 / (8 a) = 1/p.
+    a, p = 22.0**2 / 2, 1e-3
+    peak = math.sqrt(8 * a / (3 * p))
+    assert model.hybla_window(22.0, p) == pytest.approx(0.75 * peak)
+    assert model.hybla_window(22.0, p) == pytest.approx(602.5, abs=0.1)
+    with pytest.raises(ValueError):
+        model.hybla_window(0.5, 1e-3)
+    lossy = model.BY_LABEL["loss 3e-3 hybla delack RTT 41 ms"].case
+    rtt = lossy.rtt_s()
+    expect = model.hybla_window(1.5, 3e-3) * 1460 * 8 / rtt / 1e6
+    assert model._hybla_model(lossy) == pytest.approx(expect)
+    assert all(math.isnan(x) for x in model._models(lossy))
+    assert math.isnan(model._cubic_model(lossy))
+    assert math.isnan(model._hybla_model(model.BY_LABEL["GEO buffer-limited hybla"].case))
+    reno = model.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
+    assert math.isnan(model._hybla_model(reno))
 
 
 def test_every_reference_names_a_run_in_both_modes():
@@ -367,6 +477,48 @@ def test_debian_ns2_has_the_linux_sender_with_cubic_2_1(tmp_path):
     assert params["bic_scale"] == "41"
     assert params["fast_convergence"] == "1" and params["tcp_friendliness"] == "1"
     assert "hystart" not in params
+
+
+@needs_ns2
+def test_debian_ns2_has_tcp_hybla_with_rtt0(tmp_path):
+    # tcp_hybla.c from Linux 2.6.22.6: one parameter, rtt0 = 25 (ms).
+    script = tmp_path / "params.tcl"
+    script.write_text(
+        "set ns [new Simulator]\nset tcp [new Agent/TCP/Linux]\n"
+        "$tcp select_ca hybla\n$tcp get_ca_param hybla\n"
+        "$tcp set_ca_param hybla rtt0 50\n$tcp get_ca_param hybla rtt0\nexit 0\n"
+    )
+    out = subprocess.run(
+        [ns2.find_ns(), str(script)], capture_output=True, text=True, timeout=60
+    ).stdout
+    assert dict(re.findall(r"^ (\w+) = (\d+)", out, flags=re.M)) == {"rtt0": "25"}
+    # set_ca_param sets the agent's own value.
+    assert "tcp_hybla.rtt0 = 50" in out
+
+
+@needs_ns2
+def test_ns2_hybla_is_not_held_to_window():
+    # hybla_init replaces the Linux sender's cwnd clamp (window_) with 65535:
+    # with window_ 50 (then only the initial ssthresh) and a queue that does
+    # not overflow in the run, ns-2's Hybla fills the 10 Mb/s GEO hop, over
+    # 4 times what 50 packets per RTT carry, and so does satcc's, whose send
+    # buffer is that clamp.
+    case = model.hybla_case(
+        rate_bps=10e6,
+        delay_s=0.274,
+        queue_limit=5000,
+        window_packets=50,
+        duration_s=8.0,
+        warmup_s=3.0,
+    )
+    window_rate = 50 * 1460 * 8 / case.rtt_s()
+    theirs = ns2.run(case, 1)
+    full = satcc.run(model.scenario(case), seed=1).summary
+    warm = satcc.run(model.scenario(case, duration_s=3.0), seed=1).summary
+    ours = (full["tcp.f0.delivered_bytes"] - warm["tcp.f0.delivered_bytes"]) * 8 / 5.0
+    assert theirs["flow.0.goodput_bps"] > 4 * window_rate and ours > 4 * window_rate
+    assert theirs["flow.0.retransmissions"] == 0 and full["tcp.f0.retransmissions"] == 0
+    assert ours == pytest.approx(theirs["flow.0.goodput_bps"], rel=claims.TOLERANCE)
 
 
 @needs_ns2

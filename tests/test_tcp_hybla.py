@@ -39,10 +39,12 @@ def test_hybla_rtt0_must_be_positive():
     )
 
 
-def test_the_ns2_crosscheck_refuses_hybla():
-    # The tcp-crosscheck study pairs satcc with ns-2 for Reno and CUBIC only.
-    with pytest.raises(ValueError, match="reno, cubic"):
+def test_the_ns2_crosscheck_runs_hybla_in_the_linux_sender():
+    # tcp-crosscheck pairs satcc's Hybla with ns-2.35's Linux sender running
+    # 2.6.22's tcp_hybla, which recovers with SACK (tests/test_study_tcp_crosscheck.py).
+    with pytest.raises(ValueError, match="SACK"):
         ns2.Case(congestion_control="hybla")
+    assert ns2.Case(variant="sack", congestion_control="hybla").linux_sender
 
 
 def _cwnd_run(rate: str, one_way: str, tcp: dict, duration: str, interval: str, **kw):

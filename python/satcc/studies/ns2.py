@@ -33,7 +33,8 @@ of the run (`flow I end ...`); `parse_output` takes the differences.
 
 A CUBIC case (`congestion_control = "cubic"`) runs ns-2's Linux sender,
 Agent/TCP/Linux with `select_ca cubic` (Linux 2.6.22's tcp_cubic, CUBIC 2.1);
-its counters are the same TcpAgent ones.
+a Hybla case (`"hybla"`) the same sender with `select_ca hybla` (2.6.22's
+tcp_hybla). Their counters are the same TcpAgent ones.
 """
 
 from __future__ import annotations
@@ -61,17 +62,28 @@ VARIANT_AGENTS = {
     "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
 }
-CONGESTION_CONTROLS = ("reno", "cubic")
-# CUBIC runs in ns-2.35's Linux sender (Agent/TCP/Linux, "TCP-Linux" by
-# D. X. Wei and P. Cao, 2006), which hosts Linux 2.6.22.6's congestion-control
-# modules unchanged (tcp/linux/src/tcp_cubic.c: CUBIC 2.1) and recovers
-# losses with its own SACK scoreboard (tcp/scoreboard1.cc), so it pairs with
-# the SACK sinks and satcc's `sack` variant.
+CONGESTION_CONTROLS = ("reno", "cubic", "hybla")
+# CUBIC and Hybla run in ns-2.35's Linux sender (Agent/TCP/Linux, "TCP-Linux"
+# by D. X. Wei and P. Cao, 2006), which hosts Linux 2.6.22.6's
+# congestion-control modules unchanged (tcp/linux/src/tcp_cubic.c: CUBIC 2.1;
+# tcp_hybla.c) and recovers losses with its own SACK scoreboard
+# (tcp/scoreboard1.cc), so they pair with the SACK sinks and satcc's `sack`
+# variant.
+LINUX_CONTROLS = ("cubic", "hybla")
 LINUX_AGENT = "Agent/TCP/Linux"
 LINUX_TICK_S = 0.001  # its jiffy (JIFFY_RATIO 1000, tcp/linux/ns-linux-util.h)
 # tcp_cubic.c 2.1's `beta` module parameter, scaled by 1024: 819 (0.8) is its
 # default; later Linux versions use 717 (0.7, RFC 9438's beta_cubic).
 LINUX_CUBIC_BETA_DEFAULT = 819
+# tcp_hybla.c's `rtt0` module parameter, Hybla's reference RTT in ms (an
+# integer; jiffies of 1 ms in ns-2): 25 in 2.6.22 as today, satcc's default
+# `hybla_rtt0`.
+LINUX_HYBLA_RTT0_MS = 25
+# hybla_init sets snd_cwnd_clamp to 65535 packets, over the window_ that the
+# Linux sender loaded into it; nothing loads window_ again (load_to_linux
+# runs at reset and select_ca only), so under Hybla window_ is the initial
+# ssthresh alone and cwnd, hence the flight, may reach 65535 packets.
+HYBLA_CWND_CLAMP = 65_535
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,11 @@ class Case:
     nothing else (`loss_links_per_flow`)."""
 
     variant: str = "newreno"
-    congestion_control: str = "reno"  # "cubic": ns-2's Linux sender with select_ca cubic
+    # "cubic", "hybla": ns-2's Linux sender with select_ca cubic / hybla
+    congestion_control: str = "reno"
     cubic_beta: int = LINUX_CUBIC_BETA_DEFAULT  # ns-2's tcp_cubic `beta` (/1024)
+    # ns-2's tcp_hybla `rtt0` (ms) and satcc's `hybla_rtt0`
+    hybla_rtt0_ms: int = LINUX_HYBLA_RTT0_MS
     rate_bps: float = 2e6
     delay_s: float = 0.274
     queue_limit: int = 100  # ns-2's queue-limit: one packet in transmission + limit-1 waiting
@@ -129,11 +144,15 @@ class Case:
             raise ValueError("ns-2.35 has no BBR (Linux 4.9, 2016): compare it with Linux instead")
         if self.congestion_control not in CONGESTION_CONTROLS:
             raise ValueError(f"congestion_control must be one of {', '.join(CONGESTION_CONTROLS)}")
-        if self.congestion_control == "cubic" and self.variant != "sack":
-            raise ValueError("CUBIC runs in ns-2's Linux sender, which recovers with SACK")
+        name = {"cubic": "CUBIC", "hybla": "Hybla"}.get(self.congestion_control)
+        if self.linux_sender and self.variant != "sack":
+            raise ValueError(f"{name} runs in ns-2's Linux sender, which recovers with SACK")
         if not 0 < self.cubic_beta < 1024:
             raise ValueError("cubic_beta is scaled by 1024: 0 < beta < 1024")
-        if self.congestion_control == "cubic" and self.tick_s != LINUX_TICK_S:
+        if not (isinstance(self.hybla_rtt0_ms, int) and self.hybla_rtt0_ms > 0):
+            # tcp_hybla's rtt0 is an int module parameter, in ms.
+            raise ValueError("hybla_rtt0_ms is a whole number of milliseconds > 0")
+        if self.linux_sender and self.tick_s != LINUX_TICK_S:
             # select_ca sets the Linux sender's tcpTick_ to one jiffy.
             raise ValueError(f"ns-2's Linux sender runs on a {LINUX_TICK_S} s clock tick")
         if self.queue_limit < 2:
@@ -144,6 +163,11 @@ class Case:
             raise ValueError("the warm-up must end before the run does")
         if not self.flows:
             raise ValueError("a case needs at least one flow")
+
+    @property
+    def linux_sender(self) -> bool:
+        """Whether ns-2 runs the case in its Linux sender (CUBIC, Hybla)."""
+        return self.congestion_control in LINUX_CONTROLS
 
     @property
     def packet_bytes(self) -> int:
@@ -157,6 +181,30 @@ class Case:
         data = self.packet_bytes * 8 * (1 / ACCESS_RATE_BPS * 2 + 1 / self.rate_bps)
         ack = HEADER_BYTES * 8 * (1 / ACCESS_RATE_BPS * 2 + 1 / self.rate_bps)
         return 2 * one_way + data + ack
+
+    def syn_rtt_s(self, flow: int = 0) -> float:
+        """The SYN's RTT: the round-trip propagation delay plus a 40-byte
+        PDU's serialisation at every hop, both ways (the SYN and its ACK).
+        It is the first and, data packets being longer, the lowest RTT
+        either simulator measures."""
+        one_way = self.flows[flow].access_delay_s + self.delay_s
+        bits = HEADER_BYTES * 8 * (1 / ACCESS_RATE_BPS * 2 + 1 / self.rate_bps)
+        return 2 * one_way + 2 * bits
+
+    def hybla_rho8(self, flow: int = 0) -> int:
+        """Hybla's rho in eighths as ns-2's tcp_hybla sets it from the SYN's
+        RTT at hybla_init and keeps it (no later SRTT is lower):
+        floor(8 SRTT / RTT0), at least 8 (rho_3ls; its SRTT is in 1/8 of the
+        1 ms tick). satcc's controller takes its first SRTT at the first
+        data ACK instead, which over the study's GEO paths falls in the
+        same eighth (docs/tcp-crosscheck.md, "rho in both")."""
+        return max(math.floor(8 * self.syn_rtt_s(flow) * 1000 / self.hybla_rtt0_ms), 8)
+
+    @property
+    def send_limit_packets(self) -> int:
+        """The most packets ns-2's sender keeps outstanding: window_, or
+        under Hybla its cwnd clamp (HYBLA_CWND_CLAMP); satcc's send buffer."""
+        return HYBLA_CWND_CLAMP if self.congestion_control == "hybla" else self.window_packets
 
     def bdp_packets(self, flow: int = 0) -> float:
         return self.rate_bps * self.rtt_s(flow) / 8 / self.packet_bytes
@@ -246,7 +294,7 @@ def tcl_script(case: Case, seed: int) -> str:
         raise ValueError(f"seeds are replication numbers >= 1, got {seed}")
     agent, sink_plain, sink_delack = VARIANT_AGENTS[case.variant]
     sink = sink_delack if case.delayed_ack else sink_plain
-    linux = case.congestion_control == "cubic"
+    linux = case.linux_sender
     if linux:
         agent = LINUX_AGENT
     lines = [
@@ -292,8 +340,10 @@ def tcl_script(case: Case, seed: int) -> str:
             f"{LINUX_AGENT} set delay_growth_ true",
             # tcp_cubic.c takes its minimum RTT (delay_min) from timestamp
             # echoes only; without them it aims at W(t) instead of
-            # W(t + RTT). The option's 10 bytes are left off the wire, as
-            # satcc sends no options.
+            # W(t + RTT). (tcp_hybla's rho comes from the SRTT, which the
+            # echoes sample on every ACK; its lowest, the SYN's, is the
+            # same either way.) The option's 10 bytes are left off the
+            # wire, as satcc sends no options.
             f"{LINUX_AGENT} set timestamps_ true",
             f"{LINUX_AGENT} set ts_option_size_ 0",
         ]
@@ -309,14 +359,7 @@ def tcl_script(case: Case, seed: int) -> str:
             f"$ns queue-limit $r2 $d({i}) {ACCESS_QUEUE_PACKETS}",
             f"$ns queue-limit $d({i}) $r2 {ACCESS_QUEUE_PACKETS}",
             f"set tcp({i}) [new {agent}]",
-            *(
-                [
-                    f"$tcp({i}) select_ca cubic",
-                    f"$tcp({i}) set_ca_param cubic beta {case.cubic_beta}",
-                ]
-                if linux
-                else []
-            ),
+            *_select_ca(case, i),
             f"set sink({i}) [new {sink}]",
             f"$ns attach-agent $s({i}) $tcp({i}); $ns attach-agent $d({i}) $sink({i})",
             f"$ns connect $tcp({i}) $sink({i})",
@@ -347,6 +390,21 @@ def tcl_script(case: Case, seed: int) -> str:
         "$ns run",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _select_ca(case: Case, i: int) -> list[str]:
+    """Flow `i`'s Linux module and its parameter (set_ca_param sets it for
+    that sender alone); nothing for the Reno family."""
+    if case.congestion_control == "cubic":
+        param = f"cubic beta {case.cubic_beta}"
+    elif case.congestion_control == "hybla":
+        param = f"hybla rtt0 {case.hybla_rtt0_ms}"
+    else:
+        return []
+    return [
+        f"$tcp({i}) select_ca {case.congestion_control}",
+        f"$tcp({i}) set_ca_param {param}",
+    ]
 
 
 def _shared_losses(case: Case, seed: int) -> list[str]:

@@ -12,15 +12,17 @@ STUDY = Study(
     title="satcc's TCP against ns-2.35 on the same scenarios, models beside",
     paper=(
         "ns-2.35 (the ns-2 network simulator, Agent/TCP/Reno, Newreno, Sack1 with TCPSink "
-        "and DelAck, Agent/TCP/Linux with tcp_cubic); J. Padhye et al., SIGCOMM 1998; "
-        "M. Mathis et al., CCR 27(3), 1997; RFC 9438"
+        "and DelAck, Agent/TCP/Linux with tcp_cubic and tcp_hybla); J. Padhye et al., "
+        "SIGCOMM 1998; M. Mathis et al., CCR 27(3), 1997; RFC 9438; C. Caini and "
+        "R. Firrincieli, IJSCN 22(5), 2004"
     ),
     description=model.__doc__ or "",
     runs=model.runs,
     metrics=model.metrics,
     references=claims.references(judge=model.ns2_present()),
     seeds=model.seeds,
-    quick_note="3 seeds instead of 20, runs a fifth to a third as long, one CUBIC case; "
+    quick_note="3 seeds instead of 20, runs a fifth to a third as long, one CUBIC and one "
+    "Hybla case; "
     "both simulators lose the same packets (lists drawn once per seed), so each ratio "
     "compares the two TCPs on the same losses, but over a few loss events per seed",
     layout=table.layout,

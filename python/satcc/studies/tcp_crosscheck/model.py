@@ -11,7 +11,10 @@ SACK; four flows with RTTs from 100 to 600 ms sharing one drop-tail
 bottleneck; and CUBIC (satcc's RFC 9438 controller against ns-2.35's Linux
 sender running Linux 2.6.22's tcp_cubic, with its beta set to RFC 9438's
 0.7): buffer-limited over the GEO hop, random loss 1e-4 and 1e-3 over GEO,
-and 3e-3 over a 41 ms path where CUBIC runs on its Reno-friendly estimate.
+and 3e-3 over a 41 ms path where CUBIC runs on its Reno-friendly estimate;
+and TCP Hybla (satcc's controller against the same sender running 2.6.22's
+tcp_hybla, RTT0 25 ms in both): buffer-limited over the GEO hop, random loss
+1e-3 over GEO (rho = 22) and 3e-3 over the 41 ms path (rho = 1.5).
 
 Goodput is the payload delivered in order at the receiver between the end of
 a warm-up and the end of the run, the same window in both simulators (satcc:
@@ -37,16 +40,18 @@ form lets the framework judge it). The Padhye et al. (1998) full model (with
 timeouts; b = 2 with delayed ACKs, 1 without) and the Mathis et al. (1997)
 law are shown beside the random-loss cases, and Padhye's Wmax/RTT limit beside
 the window-limited one; beside the CUBIC random-loss cases, CUBIC's response
-function (RFC 9438 §5.1, `cubic_window`). The models take the loss rate the
-run realised (`loss_realised`: PDUs lost over PDUs sent on the lossy links in
-the measured window), not the p the pattern was drawn with. Without ns-2
+function (RFC 9438 §5.1, `cubic_window`); beside the Hybla ones, Hybla's
+AIMD average (rho^2 segments per RTT, halving: `hybla_window`). The models
+take the loss rate the run realised (`loss_realised`: PDUs lost over PDUs
+sent on the lossy links in the measured window), not the p the pattern was
+drawn with. Without ns-2
 (`ns` not on PATH) the ns-2 columns are absent, nothing is judged, and the
 models are the only comparison.
 
-Quick mode runs every case but the three CUBIC ones with random loss, with 3
-seeds instead of 20 where loss is random, each run a fifth (single flows with
-random loss) or a third (the others) as long as in full mode and its warm-up half as long;
-its losses are shared as in full mode, so its ratios compare the two TCPs
+Quick mode runs every case but the CUBIC and Hybla ones with random loss,
+with 3 seeds instead of 20 where loss is random, each run a fifth (single
+flows with random loss) or a third (the others) as long as in full mode and
+its warm-up half as long; its losses are shared as in full mode, so its ratios compare the two TCPs
 on the same losses, over a handful of loss events per seed.
 """
 
@@ -124,6 +129,33 @@ def cubic_window(rtt_s: float, p: float, c: float = 0.4, beta: float = 0.7) -> f
     return max(cubic, reno_friendly)
 
 
+def hybla_window(rho: float, p: float, delayed_ack: bool = True) -> float:
+    """Hybla's average congestion window (segments) at loss rate `p` (losses
+    per packet): AIMD that adds rho^2 segments per RTT (Caini and
+    Firrincieli 2004: W^H = rho W^R in congestion avoidance), rho^2 / 2 with
+    an ACK every second segment (both simulators grow per ACK), and halves
+    at each loss. With one loss every 1/p packets the window saws between
+    W/2 and W over W/(2a) RTTs of 3W/4 segments each, so 3W^2/(8a) = 1/p
+    and the average 3W/4 = sqrt(3a/(2p)): with a = rho^2 / b (b segments per
+    ACK), rho sqrt(3/(2bp)) = rho C / sqrt(p), Mathis et al.'s C (sqrt(3/4)
+    with delayed ACKs, sqrt(3/2) without); rho = 1 is Mathis's Reno. As
+    Mathis's law: no timeouts, deterministic losses, and neither the link
+    nor the window binding."""
+    if not (rho >= 1 and 0 < p < 1):
+        raise ValueError("need rho >= 1 and 0 < p < 1")
+    c = MATHIS_C_DELAYED_ACK if delayed_ack else MATHIS_C_ACK_EVERY_SEGMENT
+    return rho * c / math.sqrt(p)
+
+
+def hybla_case(**fields: Any) -> Case:
+    """A Hybla case: ns-2's Linux sender with tcp_hybla, rtt0 25 ms in both,
+    and the initial window floor(rho) in both (hybla_init sets ns-2's cwnd to
+    it at the SYN's ACK, whatever windowInit_; satcc keeps the configured
+    one, so it is given the same)."""
+    case = Case(variant="sack", congestion_control="hybla", **fields)
+    return replace(case, initial_window=case.hybla_rho8() // 8)
+
+
 def _cubic_point(label: str, p: float, duration_s: float, warmup_s: float, **path: Any) -> Point:
     """A CUBIC case with random loss, run in full mode only."""
     case = Case(
@@ -136,6 +168,12 @@ def _cubic_point(label: str, p: float, duration_s: float, warmup_s: float, **pat
         warmup_s=warmup_s,
         **path,
     )
+    return Point(label, case, duration_s / 3, warmup_s / 2, quick=False)
+
+
+def _hybla_point(label: str, p: float, duration_s: float, warmup_s: float, **path: Any) -> Point:
+    """A Hybla case with random loss, run in full mode only (as CUBIC's)."""
+    case = hybla_case(loss=p, shared_losses=True, duration_s=duration_s, warmup_s=warmup_s, **path)
     return Point(label, case, duration_s / 3, warmup_s / 2, quick=False)
 
 
@@ -271,6 +309,33 @@ def points() -> list[Point]:
             window_packets=1000,
         ),
     ]
+    # Hybla: satcc's controller (SACK recovery) against ns-2's Linux sender
+    # with 2.6.22's tcp_hybla (docs/tcp-crosscheck.md), rtt0 25 ms. Over the
+    # GEO hops rho = 22 (the SYN's 550 ms over 25 ms), at 41 ms 1.5 in ns-2
+    # and 1.625 in satcc (its first SRTT is a data ACK's); the
+    # same paths as CUBIC's: buffer-limited over GEO (deterministic; quick
+    # mode's one Hybla case), random loss 1e-3 over GEO and 3e-3 at 41 ms.
+    out += [
+        Point(
+            "GEO buffer-limited hybla",
+            hybla_case(
+                window_packets=1000, queue_limit=30, duration_s=600.0, warmup_s=100.0, **GEO_2M
+            ),
+            200.0,
+            50.0,
+        ),
+        _hybla_point("loss 1e-3 hybla delack", 1e-3, 600.0, 60.0, **GEO_10M),
+        _hybla_point(
+            "loss 3e-3 hybla delack RTT 41 ms",
+            3e-3,
+            100.0,
+            20.0,
+            rate_bps=10e6,
+            delay_s=0.019,
+            queue_limit=1000,
+            window_packets=1000,
+        ),
+    ]
     return out
 
 
@@ -292,7 +357,10 @@ def tcp_entry(case: Case, src: str, dst: str, start_s: float = 0.0) -> dict:
     """A bulk transfer from `src` to `dst` with the TCP of `case`, each
     parameter as ns-2's sender and sink have it (ns2.tcp_settings)."""
     window = f"{case.window_packets * case.mss} B"
-    receive = case.receive_buffer_packets or 2 * case.window_packets
+    # Under Hybla ns-2's window_ is the initial ssthresh only and its cwnd
+    # clamp 65535 packets (ns2.HYBLA_CWND_CLAMP): the send buffer is that.
+    limit = case.send_limit_packets
+    receive = case.receive_buffer_packets or 2 * limit
     entry = {
         "from": src,
         "to": dst,
@@ -321,15 +389,21 @@ def tcp_entry(case: Case, src: str, dst: str, start_s: float = 0.0) -> dict:
         # never shrinks the advertisement below the window (measured: with
         # one window, recovery from a slow-start overshoot of 700 packets
         # stalled on it, and the two diverged from the first loss on).
-        "send_buffer": window,
+        "send_buffer": f"{limit * case.mss} B",
         "receive_buffer": f"{receive * case.mss} B",
         "start": f"{start_s} s",
         "app": {"type": "bulk"},
     }
     if case.congestion_control != "reno":
-        # RFC 9438 CUBIC; HyStart++ off (ns-2.35's CUBIC 2.1 has no HyStart).
+        # RFC 9438 CUBIC or Hybla; HyStart++ off (ns-2.35's CUBIC 2.1 and
+        # tcp_hybla have no HyStart).
         entry["congestion_control"] = case.congestion_control
         entry["hystart"] = False
+    if case.congestion_control == "hybla":
+        # ns-2's `set_ca_param hybla rtt0` (ns2.tcl_script).
+        entry["hybla_rtt0"] = f"{case.hybla_rtt0_ms} ms"
+        # tcp_hybla's ssthresh is 2.6.22's tcp_reno_ssthresh, max(cwnd/2, 2).
+        entry["ssthresh_from"] = "cwnd"
     return entry
 
 
@@ -432,7 +506,11 @@ def runs(quick: bool) -> list[RunSpec]:
         }
         if case.congestion_control != "reno":
             params["congestion_control"] = case.congestion_control
+        if case.congestion_control == "cubic":
             params["ns2_cubic_beta"] = case.cubic_beta
+        if case.congestion_control == "hybla":
+            params["hybla_rtt0_ms"] = case.hybla_rtt0_ms
+            params["ns2_hybla_rho"] = case.hybla_rho8() / 8
         if params["shared_losses"]:
             specs += [
                 RunSpec(point.label, params, scenario(case, seed=s), seeds=(s,)) for s in seeds
@@ -525,10 +603,24 @@ def _cubic_model(case: Case, p: float | None = None) -> float:
     return cubic_window(rtt, p) * case.mss * 8 / rtt / 1e6
 
 
+def _hybla_model(case: Case, p: float | None = None) -> float:
+    """`hybla_window` at loss rate `p` (default: the case's) as goodput (Mb/s
+    of payload) for flow 0 of a single-flow Hybla case with random loss,
+    with the rho that rtt0 and the SYN's RTT give (ns2.Case.hybla_rho8, ns-2's;
+    satcc's where its first SRTT falls in the same eighth) and the path's
+    empty RTT; NaN elsewhere, and where no packet was lost."""
+    p = case.loss if p is None else p
+    if len(case.flows) != 1 or case.congestion_control != "hybla" or case.loss == 0 or p == 0:
+        return math.nan
+    rtt = case.rtt_s()
+    w = hybla_window(case.hybla_rho8() / 8, p, case.delayed_ack)
+    return w * case.mss * 8 / rtt / 1e6
+
+
 def _models(case: Case, p: float | None = None) -> tuple[float, float]:
     """Padhye and Mathis at loss rate `p` (default: the case's) for flow 0
     of a single-flow Reno-family case, in Mb/s of payload; NaN where they do
-    not apply (drop-tail losses, several flows, CUBIC)."""
+    not apply (drop-tail losses, several flows, CUBIC, Hybla)."""
     p = case.loss if p is None else p
     if len(case.flows) != 1 or case.congestion_control != "reno":
         return math.nan, math.nan
@@ -602,6 +694,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     out["loss_realised"] = p
     out["padhye_mbps"], out["mathis_mbps"] = _models(case, p)
     out["cubic_model_mbps"] = _cubic_model(case, p)
+    out["hybla_model_mbps"] = _hybla_model(case, p)
     return out
 
 

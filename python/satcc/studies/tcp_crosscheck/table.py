@@ -50,6 +50,7 @@ def layout(table: Any) -> list[Any]:
         "Padhye",
         "Mathis",
         "CUBIC",
+        "Hybla",
     ):
         out.add_column(head, justify="right", no_wrap=True)
     for label in dict.fromkeys(table["label"]):
@@ -83,9 +84,15 @@ def layout(table: Any) -> list[Any]:
                     fmt.mean_ci(rows[m].measured, rows[m].ci_half_width)
                     for m in ("satcc_timeouts", "ns2_timeouts")
                 ]
-                models = ("loss_realised", "padhye_mbps", "mathis_mbps", "cubic_model_mbps")
+                models = (
+                    "loss_realised",
+                    "padhye_mbps",
+                    "mathis_mbps",
+                    "cubic_model_mbps",
+                    "hybla_model_mbps",
+                )
                 cells += [fmt.number(rows[m].measured) for m in models]
             else:
-                cells += [""] * 8
+                cells += [""] * 9
             out.add_row(label if flow is None else "", "all" if flow is None else str(flow), *cells)
     return [out]
