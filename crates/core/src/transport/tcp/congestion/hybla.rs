@@ -10,8 +10,9 @@
 //!
 //! From Linux:
 //! - ρ in eighths, floor(8·SRTT / RTT0), at least 8 (`rho_3ls`), taken from
-//!   the first SRTT and again whenever SRTT falls below the lowest SRTT
-//!   seen (`minrtt_us`); ρ² is then exact in 1/128 (`rho2_7ls`);
+//!   the handshake's SRTT (`hybla_init`; the first ACK's SRTT without a
+//!   handshake) and again whenever SRTT falls below the lowest SRTT seen
+//!   (`minrtt_us`); ρ² is then exact in 1/128 (`rho2_7ls`);
 //! - 2^ρ in 1/128 as 2^⌊ρ⌋ times a table of 2^(k/8) for the eighths,
 //!   ⌊ρ⌋ capped at 16 (`hybla_fraction`);
 //! - Reno's rules (ρ = 1) before the first SRTT, and after a
@@ -175,6 +176,13 @@ impl CongestionControl for Hybla {
         self.hystart.as_ref().is_some_and(|h| h.active())
     }
 
+    /// Linux's `hybla_init` takes ρ from the handshake's SRTT; data
+    /// segments, longer than a SYN and often held by a delayed ACK, give a
+    /// larger first SRTT and so a larger ρ.
+    fn on_established(&mut self, srtt: Option<Duration>) {
+        self.track_srtt(srtt);
+    }
+
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         self.track_srtt(ack.srtt);
         self.leave_timeout_phase(ack);
@@ -324,6 +332,25 @@ mod tests {
         assert_eq!(c.rho8(), 192);
         c.on_ack(&mut w, &ack(MSS, Some(ms(300)))); // a new low: ρ = 12
         assert_eq!(c.rho8(), 96);
+    }
+
+    #[test]
+    fn rho_is_the_handshakes_when_there_was_one() {
+        // The 41 ms path: the SYN's 40 ms gives 12 eighths; the first data
+        // ACK, held 100 ms by a delayed ACK, must not raise it.
+        let mut c = Hybla::new(2, None, None);
+        c.on_established(Some(ms(40)));
+        assert_eq!(c.rho8(), 12);
+        let mut w = window(10, 0);
+        c.on_ack(&mut w, &ack(MSS, Some(Duration(52_800 * MS / 1000))));
+        assert_eq!(c.rho8(), 12);
+        // A handshake without a sample (its SYN was resent) leaves ρ to
+        // the first ACK.
+        let mut c = Hybla::new(2, None, None);
+        c.on_established(None);
+        assert_eq!(c.rho8(), 8);
+        c.on_ack(&mut w, &ack(MSS, Some(ms(600))));
+        assert_eq!(c.rho8(), 192);
     }
 
     #[test]

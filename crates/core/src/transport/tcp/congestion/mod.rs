@@ -104,6 +104,10 @@ pub(crate) trait CongestionControl {
     /// application-limited spell (Linux's `CA_EVENT_TX_START`; only with
     /// `wants_rate_samples`).
     fn on_tx_start(&mut self, _now: Time, _w: &Window) {}
+    /// The handshake is over; `srtt` is the SRTT its SYN exchange gave, if
+    /// any (Linux's `init` at `tcp_init_transfer`; not called when the
+    /// connection starts without a handshake).
+    fn on_established(&mut self, _srtt: Option<Duration>) {}
     /// The rate to pace at, payload bytes per second; none: no pacing.
     fn pacing_rate(&self, _w: &Window, _srtt: Option<Duration>) -> Option<f64> {
         None
@@ -209,6 +213,9 @@ impl CongestionControl for Controller {
     }
     fn on_tx_start(&mut self, now: Time, w: &Window) {
         self.inner_mut().on_tx_start(now, w)
+    }
+    fn on_established(&mut self, srtt: Option<Duration>) {
+        self.inner_mut().on_established(srtt)
     }
     fn pacing_rate(&self, w: &Window, srtt: Option<Duration>) -> Option<f64> {
         self.inner().pacing_rate(w, srtt)

@@ -5,6 +5,7 @@
 use super::{State, TcpSocket};
 use crate::engine::{Duration, Time};
 use crate::net::pdu::{Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::transport::tcp::congestion::CongestionControl;
 
 impl TcpSocket {
     pub(super) fn open(&mut self, now: Time, out: &mut Vec<Pdu>) {
@@ -62,6 +63,7 @@ impl TcpSocket {
             // RFC 6298 §5.7.
             self.rtt.raise_to(Duration::from_millis(3000));
         }
+        self.cc.on_established(self.rtt.srtt());
     }
 
     pub(super) fn established_by_ack(&mut self, now: Time) {

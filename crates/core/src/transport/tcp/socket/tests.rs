@@ -538,3 +538,20 @@ fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
 }
 
 mod rack_tlp;
+
+#[test]
+fn hybla_takes_rho_from_the_handshake() {
+    // 40 ms RTT: the SYN's sample gives 12 eighths at RTT0 = 25 ms. The lone
+    // data segment's ACK, held by the delayed-ACK timer, raises SRTT to
+    // 7/8·40 + 1/8·240 = 65 ms, which alone would give 20 eighths.
+    let mut c = cfg(Variant::Sack, true);
+    c.congestion_control = congestion::Kind::Hybla;
+    let mut p = Pair::new(c, 20, AppKind::Bulk { bytes: Some(1000) });
+    p.run_until(Time(1000 * MS));
+    assert_eq!(p.s[1].delivered, 1000);
+    assert_eq!(p.s[0].srtt(), Some(Duration(65 * MS)));
+    let Controller::Hybla(h) = &p.s[0].cc else {
+        panic!("not Hybla")
+    };
+    assert_eq!(h.rho8(), 12);
+}
