@@ -73,6 +73,7 @@ impl Emitter {
             enqueued: now,
             priority: self.priority,
             clp: self.clp,
+            ecn: 0,
             header: Header::Ip,
         };
         self.sent_packets += 1;

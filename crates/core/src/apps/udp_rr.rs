@@ -143,6 +143,7 @@ impl UdpRr {
             enqueued: now,
             priority: 0,
             clp: 0,
+            ecn: 0,
             header: Header::Udp {
                 src_port: PORT,
                 dst_port: PORT,

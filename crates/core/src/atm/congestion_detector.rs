@@ -319,6 +319,7 @@ fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Ti
         enqueued: now,
         priority: 0,
         clp: 0,
+        ecn: 0,
         header: Header::ProactiveCell(ProactiveCell { kind, ..*h }),
     }
 }

@@ -165,6 +165,7 @@ impl Vc {
             enqueued: now,
             priority: ends.priority,
             clp: 0,
+            ecn: 0,
             header: Header::Rm(RmCell { vpi, vci, ..*brm }),
         }
     }
@@ -226,6 +227,7 @@ impl Vc {
             enqueued: now,
             priority: self.ends.priority,
             clp: 0,
+            ecn: 0,
             header: Header::Ip,
         }
     }

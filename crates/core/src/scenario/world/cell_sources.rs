@@ -212,6 +212,7 @@ impl CellSource {
             enqueued: now,
             priority: self.priority,
             clp: 0,
+            ecn: 0,
             header: Header::ProactiveCell(ProactiveCell {
                 kind: CellType::Traffic,
                 source_agent: self.agents[0].index,

@@ -48,6 +48,7 @@ impl TcpSocket {
             enqueued: now,
             priority: self.cfg.priority,
             clp: self.cfg.clp,
+            ecn: 0,
             header: Header::Tcp(h),
         }
     }
