@@ -75,9 +75,6 @@ ROW_NOTES = {
     "window fills the 1000-packet queue and the fast retransmission waits behind it longer "
     "than satcc's RTO, restarted at the fast retransmit, while ns-2's Linux sender restarts "
     "its timer on every ACK; with a 3 s minimum RTO in both, 0.985",
-    "loss 3e-3 hybla delack RTT 41 ms": "rho: 2.6.22 sets it from the SYN's RTT (12 "
-    "eighths, 1.5), satcc's controller from the SRTT at its first data ACK (13, 1.625); with "
-    "ns-2's rtt0 24 ms (13 eighths), 0.984",
 }
 _PER_FLOW_NOTE = "per-flow shares of a drop-tail queue move with sub-millisecond phase effects"
 

@@ -311,10 +311,10 @@ def points() -> list[Point]:
     ]
     # Hybla: satcc's controller (SACK recovery) against ns-2's Linux sender
     # with 2.6.22's tcp_hybla (docs/tcp-crosscheck.md), rtt0 25 ms. Over the
-    # GEO hops rho = 22 (the SYN's 550 ms over 25 ms), at 41 ms 1.5 in ns-2
-    # and 1.625 in satcc (its first SRTT is a data ACK's); the
-    # same paths as CUBIC's: buffer-limited over GEO (deterministic; quick
-    # mode's one Hybla case), random loss 1e-3 over GEO and 3e-3 at 41 ms.
+    # GEO hops rho = 22 (the SYN's 550 ms over 25 ms), at 41 ms 1.5, in both
+    # (each takes it from the SYN's SRTT); the same paths as CUBIC's:
+    # buffer-limited over GEO (deterministic; quick mode's one Hybla case),
+    # random loss 1e-3 over GEO and 3e-3 at 41 ms.
     out += [
         Point(
             "GEO buffer-limited hybla",
