@@ -94,3 +94,47 @@ fn rack_tlp_without_sack_is_refused() {
     let e = World::build(&d).err().expect("refused").to_string();
     assert!(e.contains("SACK"), "{e}");
 }
+
+/// The same GEO hop with a 30-packet queue and an initial window of 600
+/// segments: a slow-start overshoot far beyond the 162 packets the path
+/// and queue hold, with unlimited data behind it, for 30 s.
+fn overshoot(prr: bool) -> summary::Summary {
+    let mut d: Value = serde_json::from_str(&describe("rack-tlp", prr, &[]).to_json()).unwrap();
+    d["links"][0]["queue"]["limit"]["packets"] = json!(30);
+    let t = &mut d["tcp"][0];
+    t["mss_bytes"] = json!(1000);
+    t["initial_window_segments"] = json!(600);
+    t["send_buffer_bytes"] = json!(100_000_000);
+    t["receive_buffer_bytes"] = json!(100_000_000);
+    t["app"] = json!({"kind": "bulk", "bytes": null});
+    d["stop_when"] = Value::Null;
+    let d: Description = serde_json::from_value(d).unwrap();
+    let mut w = World::build(&d).unwrap();
+    w.run();
+    w.summary()
+}
+
+#[test]
+fn a_lost_retransmission_reduces_the_window_again_without_prr() {
+    // RFC 8985 §9.3. Without the second reduction recovery kept the window
+    // of 314 segments it entered with, each round of retransmissions
+    // overflowed the queue again and snd.una never passed 234 kB: 6979
+    // retransmissions and 62 kb/s in 30 s. PRR bounds the sending itself.
+    let rack = overshoot(false);
+    let rack_prr = overshoot(true);
+    eprintln!(
+        "overshoot: rack-tlp {:.0} b/s, {} rtx; with prr {:.0} b/s, {} rtx",
+        f(&rack, "goodput_bps"),
+        f(&rack, "retransmissions"),
+        f(&rack_prr, "goodput_bps"),
+        f(&rack_prr, "retransmissions")
+    );
+    assert!(
+        f(&rack, "goodput_bps") > 1.0e6,
+        "{}",
+        f(&rack, "goodput_bps")
+    );
+    assert!(f(&rack, "retransmissions") < 1500.0);
+    assert_eq!(f(&rack, "timeouts"), 0.0);
+    assert!(f(&rack_prr, "goodput_bps") > 1.5e6);
+}

@@ -155,6 +155,15 @@ pub(crate) struct Rack {
     probe: Option<Probe>,
     /// An RTT sample has come since the last probe (RFC 8985 §7.3).
     rtt_since_probe: bool,
+    /// The sender's last reduction of its window.
+    reduced_at: Time,
+    /// When a segment sent after that reduction was first delivered: from
+    /// then on the queues hold only what was sent under the reduced window,
+    /// and a retransmission sent after it and deemed lost is new congestion
+    /// (`take_lost_retransmission`). None until then.
+    reflected_at: Option<Time>,
+    /// Such a lost retransmission was found and not yet taken.
+    lost_retransmission: bool,
     /// Probes sent and losses they repaired, for tests and traces.
     pub(crate) probes: u64,
     pub(crate) probe_repairs: u64,
@@ -262,6 +271,9 @@ impl Rack {
         } else {
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         }
+        if self.reflected_at.is_none() && seg.xmit_ts >= self.reduced_at {
+            self.reflected_at = Some(now);
+        }
         self.rtt_since_probe = true;
         let newer = self
             .latest
@@ -315,6 +327,9 @@ impl Rack {
         let mut seg = self
             .remove(start)
             .expect("watched segments are outstanding");
+        if seg.retransmitted && self.reflected_at.is_some_and(|t| seg.xmit_ts >= t) {
+            self.lost_retransmission = true;
+        }
         seg.mark = Mark::Lost;
         self.insert(start, seg);
     }
@@ -351,6 +366,21 @@ impl Rack {
     #[cfg(test)]
     pub(crate) fn reordering_seen(&self) -> bool {
         self.reordering_seen
+    }
+
+    /// The sender reduced its window now (recovery entered, a timeout, a
+    /// probe's repair or a lost retransmission's response).
+    pub(crate) fn note_reduction(&mut self, now: Time) {
+        self.reduced_at = now;
+        self.reflected_at = None;
+        self.lost_retransmission = false;
+    }
+
+    /// Whether a retransmission sent once the last reduction had reached
+    /// the receiver has been deemed lost (RFC 8985 §9.3 asks for a congestion response to it
+    /// when PRR does not bound the sending); clears it.
+    pub(crate) fn take_lost_retransmission(&mut self) -> bool {
+        std::mem::take(&mut self.lost_retransmission)
     }
 
     #[cfg(test)]

@@ -256,3 +256,30 @@ fn a_duplicate_ack_for_the_probe_means_nothing_was_lost() {
     );
     assert!(r.probe.is_none());
 }
+
+#[test]
+fn a_lost_retransmission_counts_once_the_reduction_has_reached_the_receiver() {
+    // P1..P10 leave at 0; P2..P10 are SACKed at 100, P1 is lost and the
+    // sender reduces (recovery) and resends it at 100. Resent P1 is lost
+    // again, found when P11, sent at 150, is SACKed at 250: but P11 was
+    // the first segment sent after the reduction to be delivered, so the
+    // queue P1 met still held what was sent before: no new congestion.
+    let mut r = Rack::new();
+    send(&mut r, t(0), 1, 10);
+    ack(&mut r, t(100), 0, &[block(2, 10)], true);
+    assert_eq!(lost(&r), vec![1]);
+    r.note_reduction(t(100));
+    resend(&mut r, t(100), 1);
+    send(&mut r, t(150), 11, 11);
+    ack(&mut r, t(250), 0, &[block(2, 11)], true);
+    assert_eq!(lost(&r), vec![1]);
+    assert!(!r.take_lost_retransmission());
+    // Resent again at 250, after the reduction was seen delivered, and
+    // lost again (P12, sent at 260, SACKed at 360): a second indication.
+    resend(&mut r, t(250), 1);
+    send(&mut r, t(260), 12, 12);
+    ack(&mut r, t(360), 0, &[block(2, 12)], true);
+    assert_eq!(lost(&r), vec![1]);
+    assert!(r.take_lost_retransmission());
+    assert!(!r.take_lost_retransmission(), "taken once");
+}

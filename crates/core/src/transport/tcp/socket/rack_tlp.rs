@@ -65,6 +65,7 @@ impl TcpSocket {
         if let ProbeVerdict::RepairedLoss { flight } = r.on_ack(&info) {
             self.reduce_after_probe(now, flight);
         }
+        self.reduce_on_lost_retransmission(now);
         let entered = self.rack_enter_recovery(now, mark, out);
         if !entered && self.in_recovery() && self.cfg.prr {
             self.prr_ack(mark, false);
@@ -84,6 +85,7 @@ impl TcpSocket {
             };
             match due {
                 Due::Reordering => {
+                    self.reduce_on_lost_retransmission(now);
                     let mark = self.delivery_mark();
                     self.rack_enter_recovery(now, mark, out);
                 }
@@ -96,7 +98,31 @@ impl TcpSocket {
         let reo = self.rack_reo_wnd();
         if let Some(r) = self.rack.as_mut() {
             r.on_rto(now, reo);
+            r.note_reduction(now);
         }
+    }
+
+    /// RFC 8985 §9.3: without PRR to bound what recovery sends, a
+    /// retransmission deemed lost is a second indication of congestion, and
+    /// RFC 5681 §4.3 lowers cwnd and ssthresh again. Once per window of
+    /// retransmissions: only one sent since the last reduction counts.
+    /// Without it the sender keeps the window it entered recovery with;
+    /// when that is above what the path holds, each round of
+    /// retransmissions overflows the queue again and recovery never ends.
+    /// The reduction starts from cwnd (the window recovery set), not from
+    /// a FlightSize that still counts SACKed data, nor from RACK's pipe,
+    /// which the same ACK's loss marks may just have emptied.
+    fn reduce_on_lost_retransmission(&mut self, now: Time) {
+        let repairing = self.repairing();
+        let Some(r) = self.rack.as_mut() else {
+            return;
+        };
+        if !r.take_lost_retransmission() || self.cfg.prr || !repairing {
+            return;
+        }
+        r.note_reduction(now);
+        self.ssthresh = self.cc.on_congestion(now, &self.window(), self.cwnd);
+        self.cwnd = self.ssthresh;
     }
 
     /// Fast recovery on a RACK-marked loss, with RFC 6675's entry: ssthresh
@@ -111,6 +137,9 @@ impl TcpSocket {
             return false;
         }
         self.enter_recovery(now);
+        if let Some(r) = self.rack.as_mut() {
+            r.note_reduction(now);
+        }
         if self.cfg.prr {
             self.prr_ack(mark, false);
         } else {
@@ -226,5 +255,8 @@ impl TcpSocket {
         let basis = self.reduction_basis(flight);
         self.ssthresh = self.cc.on_congestion(now, &w, basis);
         self.cwnd = self.ssthresh;
+        if let Some(r) = self.rack.as_mut() {
+            r.note_reduction(now);
+        }
     }
 }
