@@ -45,54 +45,60 @@ class Route:
 def gsl_lengths(
     sat_pos: np.ndarray, gs_pos: np.ndarray, reachable: np.ndarray | None = None
 ) -> np.ndarray:
-    """(stations, satellites) distances, inf where `reachable` is False."""
-    d = np.linalg.norm(gs_pos[:, None, :] - sat_pos[None, :, :], axis=-1)
+    """(stations, satellites) distances, inf where `reachable` is False.
+    |g - s|^2 = |g|^2 + |s|^2 - 2 g.s: one matrix product, no (G, N, 3)
+    temporary; rounding costs micrometres at these sizes."""
+    sq = (gs_pos**2).sum(1)[:, None] + (sat_pos**2).sum(1)[None, :] - 2 * gs_pos @ sat_pos.T
+    d = np.sqrt(np.maximum(sq, 0.0))
     return d if reachable is None else np.where(reachable, d, np.inf)
 
 
 def snapshot(sat_pos: np.ndarray, isls: np.ndarray, gsl_m: np.ndarray) -> Snapshot:
-    """The graph: ISLs both ways, and station-to-satellite links one way
-    only (out of the station), so that no shortest path can pass through a
-    station; arrival at a station is added per destination in `routes`."""
+    """The graph: ISLs both ways; each station twice, as a source with
+    links out to its satellites (node N+g) and as a sink with links in
+    from them (node N+G+g), neither with links the other way, so no
+    shortest path can pass through a station."""
     n, g = len(sat_pos), len(gsl_m)
     a, b = isls[:, 0], isls[:, 1]
     isl_m = np.linalg.norm(sat_pos[a] - sat_pos[b], axis=-1)
     gs, sat = np.nonzero(np.isfinite(gsl_m))
-    rows = np.concatenate((a, b, n + gs))
-    cols = np.concatenate((b, a, sat))
-    data = np.concatenate((isl_m, isl_m, gsl_m[gs, sat]))
-    return Snapshot(n, csr_matrix((data, (rows, cols)), shape=(n + g, n + g)), gsl_m)
+    rows = np.concatenate((a, b, n + gs, sat))
+    cols = np.concatenate((b, a, sat, n + g + gs))
+    up = gsl_m[gs, sat]
+    data = np.concatenate((isl_m, isl_m, up, up))
+    size = n + 2 * g
+    return Snapshot(n, csr_matrix((data, (rows, cols)), shape=(size, size)), gsl_m)
 
 
 def routes(snap: Snapshot, pairs: list[tuple[int, int]]) -> list[Route]:
     """Shortest routes for (source station, destination station) pairs,
     with one Dijkstra per distinct source."""
+    n, g = snap.n_sats, len(snap.gsl_m)
     sources = sorted({s for s, _ in pairs})
     dist, pred = dijkstra(
-        snap.graph, directed=True, indices=[snap.n_sats + s for s in sources],
-        return_predecessors=True,
-    )  # fmt: skip
+        snap.graph, directed=True, indices=[n + s for s in sources], return_predecessors=True
+    )
     row = {s: i for i, s in enumerate(sources)}
     out = []
     for s, d in pairs:
         i = row[s]
-        total = dist[i, : snap.n_sats] + snap.gsl_m[d]
-        last = int(np.argmin(total))
-        if s == d or not np.isfinite(total[last]):
+        total = dist[i, n + g + d]
+        if s == d or not np.isfinite(total):
             out.append(Route(float("inf"), ()))
             continue
-        hops = [snap.n_sats + d, last]
-        while hops[-1] != snap.n_sats + s:
+        hops = [n + g + d]
+        while hops[-1] != n + s:
             hops.append(int(pred[i, hops[-1]]))
-        out.append(Route(float(total[last]) / C_M_PER_S, tuple(reversed(hops))))
+        hops[0] = n + d  # Hypatia's id for the destination station
+        out.append(Route(float(total) / C_M_PER_S, tuple(reversed(hops))))
     return out
 
 
 def delays(snap: Snapshot, sources: list[int]) -> np.ndarray:
     """One-way delays (sources, stations) in seconds, inf when
     unreachable: the all-destinations form of `routes`, without hops."""
-    dist = dijkstra(snap.graph, directed=True, indices=[snap.n_sats + s for s in sources])
-    out = np.empty((len(sources), len(snap.gsl_m)))
-    for i in range(len(sources)):
-        out[i] = np.min(dist[i, None, : snap.n_sats] + snap.gsl_m, axis=1)
-    return out / C_M_PER_S
+    n, g = snap.n_sats, len(snap.gsl_m)
+    dist = dijkstra(snap.graph, directed=True, indices=[n + s for s in sources])
+    out = dist[:, n + g :] / C_M_PER_S
+    out[np.arange(len(sources)), sources] = np.inf
+    return out
