@@ -42,6 +42,7 @@ def test_paths_prints_a_summary_and_writes_the_series(capsys, tmp_path):
         (["--duration", "-1"], ["duration must be a positive"]),
         (["--step", "0"], ["step must be a positive"]),
         (["--out", "x.txt"], ["--out x.txt", ".csv or .parquet"]),
+        (["--pair", "Paris:paris"], ["--pair Paris:paris", "same city"]),
     ],
 )
 def test_bad_input_exits_2_naming_why(capsys, args, words):

@@ -40,6 +40,14 @@ def _pair(text: str) -> tuple[str, str]:
     return src, dst
 
 
+def _distinct(pair: tuple[str, str]) -> tuple[str, str]:
+    from satcc.leo import ground
+
+    if ground.city(pair[0]) == ground.city(pair[1]):
+        raise BadInput(f"--pair {':'.join(pair)}: source and destination are the same city")
+    return pair
+
+
 @leo.command(
     epilog="""\b
 Examples:
@@ -98,7 +106,7 @@ def paths(
         raise BadInput(f"--out {out}: give a .csv or .parquet file")
     try:
         shell = shells_module.preset(shell_name)
-        named = [_pair(p) for p in pair_texts]
+        named = [_distinct(_pair(p)) for p in pair_texts]
         stations = list(dict.fromkeys(ground.city(c) for p in named for c in p))
         paths_module.times(duration, step)
     except ValueError as e:
