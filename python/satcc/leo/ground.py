@@ -1,7 +1,7 @@
 """Ground stations and end hosts at a latitude, longitude and height on the
 WGS-84 ellipsoid (NIMA TR8350.2, 2000), their Earth-fixed positions, the
 elevation angle at which they see a satellite, and the cities Hypatia
-(Kassing et al., IMC 2020, section 4) places its ground stations in: the
+(Kassing et al., IMC 2020) places its ground stations in: the
 100 most populous metropolitan areas by 2025 estimate, in Hypatia's order
 (its input_data/ground_stations_cities_sorted_by_estimated_2025_pop_top_100),
 so that city i here is Hypatia's ground station i."""

@@ -1,5 +1,5 @@
 """Inter-satellite links in the +Grid pattern (Hypatia, Kassing et al.,
-IMC 2020, section 3; Bhattacherjee and Singla, CoNEXT 2019): every
+IMC 2020; satgenpy's generate_plus_grid_isls): every
 satellite links to the next one in its plane and to the one in the same
 slot (plus a shift) in the next plane, wrapping around in both, so each
 satellite has four links and a shell of N satellites has 2N."""

@@ -1,6 +1,6 @@
 """Paths that move: each pair's route recomputed at every step over a
 duration, as Hypatia's dynamic state does (100 ms steps over 200 s in
-Kassing et al., IMC 2020, section 4), with each step's RTT (twice the
+Kassing et al., IMC 2020, and its paper/ns3_experiments), with each step's RTT (twice the
 one-way propagation delay of its path), its hops, the number of path
 changes and the time without any path."""
 

@@ -1,5 +1,5 @@
 """One routing snapshot, as Hypatia computes it every interval (Kassing et
-al., IMC 2020, section 3.2; satgenpy's algorithm_free_one_only_over_isls):
+al., IMC 2020; satgenpy's algorithm_free_one_only_over_isls):
 a graph of inter-satellite and ground-satellite links weighted by their
 length, shortest paths between ground stations by Dijkstra, and ground
 stations that never relay: a ground-satellite link is only a path's first

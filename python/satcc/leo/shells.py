@@ -1,7 +1,7 @@
 """Satellite shells: Walker-delta constellations from their parameters, as
 SGP4 mean elements, and the first shells of Starlink, Kuiper and Telesat
 that Hypatia (Kassing et al., "Exploring the 'Internet from space' with
-Hypatia", IMC 2020, Table 1) studies.
+Hypatia", IMC 2020; its paper/satellite_networks_state/main_*.py) studies.
 
 Hypatia writes TLEs for its shells (epoch 2000-01-01 00:00 UTC, no drag,
 eccentricity 1e-7, argument of perigee 0) and propagates them with SGP4;
@@ -76,15 +76,15 @@ PRESETS: dict[str, Shell] = {
     for s in (
         Shell(
             "starlink-s1", 550, 72, 22, 53.0, 25.0, 15.19,
-            source="Hypatia IMC 2020 Table 1; main_starlink_550.py",
+            source="Hypatia, IMC 2020: main_starlink_550.py",
         ),
         Shell(
             "kuiper-k1", 630, 34, 34, 51.9, 30.0, 14.80,
-            source="Hypatia IMC 2020 Table 1; main_kuiper_630.py",
+            source="Hypatia, IMC 2020: main_kuiper_630.py",
         ),
         Shell(
             "telesat-t1", 1015, 27, 13, 98.98, 10.0, 13.66,
-            source="Hypatia IMC 2020 Table 1; main_telesat_1015.py",
+            source="Hypatia, IMC 2020: main_telesat_1015.py",
         ),
     )
 }  # fmt: skip
