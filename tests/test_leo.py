@@ -226,3 +226,18 @@ def test_bad_durations_and_steps_are_refused():
     with pytest.raises(ValueError, match="step"):
         paths.times(1, 0)
     assert len(paths.times(200, 0.1)) == 2000
+
+
+def test_elevation_rule_is_stricter_than_hypatias_range_for_kuiper():
+    # Kuiper's 30 degrees is stricter than Hypatia's range (25.2 degrees on
+    # the round Earth), so its links are a subset: no RTT can be shorter.
+    shell = shells.preset("kuiper-k1")
+    stations = [ground.city("Manila"), ground.city("Dalian")]
+    by_range = paths.series(shell, stations, [(0, 1)], 20.0, 0.5, "range")[(0, 1)]
+    by_elevation = paths.series(shell, stations, [(0, 1)], 20.0, 0.5, "elevation")[(0, 1)]
+    both = ~np.isnan(by_elevation.rtt_s)
+    assert both.any()
+    assert (by_elevation.rtt_s[both] >= by_range.rtt_s[both] - 1e-12).all()
+    assert (by_elevation.rtt_s[both] > by_range.rtt_s[both]).any()
+    with pytest.raises(ValueError, match="unknown GSL rule"):
+        paths.series(shell, stations, [(0, 1)], 1.0, 0.5, "cone")
