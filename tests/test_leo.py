@@ -68,6 +68,30 @@ def test_shell_elements_follow_hypatia_generator():
     assert shells.elements(walker)[1][4] == pytest.approx(30.0)
 
 
+# Hypatia's generated TLEs for Kuiper K1 satellites 1, 18 and 19 (its
+# satgenpy/tests/test_distance_tools.py): ours are the same bytes.
+HYPATIA_KUIPER_TLES = {
+    1: (
+        "1 00002U 00000ABC 00001.00000000  .00000000  00000-0  00000+0 0    05",
+        "2 00002  51.9000   0.0000 0000001   0.0000  10.5882 14.80000000    07",
+    ),
+    18: (
+        "1 00019U 00000ABC 00001.00000000  .00000000  00000-0  00000+0 0    03",
+        "2 00019  51.9000   0.0000 0000001   0.0000 190.5882 14.80000000    04",
+    ),
+    19: (
+        "1 00020U 00000ABC 00001.00000000  .00000000  00000-0  00000+0 0    05",
+        "2 00020  51.9000   0.0000 0000001   0.0000 201.1765 14.80000000    05",
+    ),
+}
+
+
+def test_generated_tles_are_hypatias():
+    shell = shells.preset("kuiper-k1")
+    for i, lines in HYPATIA_KUIPER_TLES.items():
+        assert shells.tle_lines(shell, i) == lines
+
+
 def test_generated_elements_and_their_tle_propagate_alike():
     shell = shells.preset("telesat-t1")
     t = np.array([0.0, 3600.0, DAY_S])
