@@ -11,7 +11,7 @@ import traceback
 import click
 
 # Each command module joins the group as it is imported.
-from satcc.cli import bench, emulate, reproduce, results, run, sweep, validate  # noqa: F401
+from satcc.cli import bench, emulate, leo, reproduce, results, run, sweep, validate  # noqa: F401
 from satcc.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILURE,
