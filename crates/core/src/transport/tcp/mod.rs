@@ -7,6 +7,7 @@
 //! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR v1, BBRv3) and HyStart++
 //! - `prr`: Proportional Rate Reduction in fast recovery (RFC 6937)
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
+//! - `ecn`: Explicit Congestion Notification (RFC 3168 §6.1)
 //! - `rate`: delivery rate estimation (draft-cheng-iccrg-delivery-rate-estimation)
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
@@ -17,6 +18,7 @@
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
+pub(crate) mod ecn;
 pub(crate) mod prr;
 pub(crate) mod rack;
 pub(crate) mod rate;
@@ -165,6 +167,10 @@ pub struct TcpConfig {
     #[serde(default)]
     pub(crate) ssthresh_from: ReductionBasis,
     pub(crate) window_scaling: bool,
+    /// ECN (RFC 3168 §6.1): negotiated on the handshake, new data sent
+    /// ECT(0), ECE answered as a loss without a retransmission (`ecn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) ecn: bool,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
     pub send_buffer: u64,
@@ -242,6 +248,7 @@ impl TcpConfig {
             ssthresh_from: ReductionBasis::Flight,
             cubic_alpha_switch: true,
             window_scaling: true,
+            ecn: false,
             send_buffer: 65_536,
             receive_buffer: 65_536,
             handshake: true,
