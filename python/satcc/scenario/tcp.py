@@ -277,6 +277,9 @@ class Tcp(_Table):
     # RFC 9438 section 4.3: CUBIC's Reno-friendly alpha becomes 1 at
     # cwnd_prior; false keeps alpha_cubic, as Linux's tcp_cubic does.
     cubic_alpha_switch: Annotated[Bool, UNLESS_DEFAULT] = True
+    # RFC 3168 ECN: negotiated on the handshake, new data ECT(0), ECE
+    # answered as a loss without retransmission.
+    ecn: Annotated[Bool, UNLESS_DEFAULT] = False
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024

@@ -204,3 +204,6 @@ mod tests {
         assert!(!off.reduce_on(TCP_ECE, 1));
     }
 }
+
+#[cfg(test)]
+mod whole_run;
