@@ -52,3 +52,25 @@ def test_tfrc_ecn_reaches_the_description_and_is_refused_under_ns2():
 def test_tfrc_ecn_without_marks_reports_none():
     s = satcc.run(tfrc.scenario(**{"tfrc.v.ecn": True})).summary
     assert s["tfrc.v.packets_marked"] == 0 and s["tfrc.v.packets_received"] > 0
+
+
+def test_ecn_beta_needs_ecn_and_a_window_controller():
+    entry = tcp_entry(scenario(**{"tcp.bulk.ecn": True, "tcp.bulk.ecn_beta": 0.8}))
+    assert entry["ecn_beta"] == 0.8
+    assert "ecn_beta" not in tcp_entry(scenario(**{"tcp.bulk.ecn": True}))
+    assert_refused(scenario(**{"tcp.bulk.ecn_beta": 0.8}), "tcp.bulk.ecn_beta", "ecn = true")
+    for bad in (0, 1.5, -0.2):
+        assert_refused(
+            scenario(**{"tcp.bulk.ecn": True, "tcp.bulk.ecn_beta": bad}), "tcp.bulk.ecn_beta"
+        )
+    assert_refused(
+        scenario(
+            **{
+                "tcp.bulk.ecn": True,
+                "tcp.bulk.ecn_beta": 0.8,
+                "tcp.bulk.congestion_control": "bbr",
+            }
+        ),
+        "tcp.bulk.ecn_beta",
+        "ignores ECE",
+    )

@@ -248,6 +248,12 @@ impl TcpSocket {
         let flight = self.snd_max - self.snd_una;
         let basis = self.reduction_basis(flight);
         self.ssthresh = self.cc.on_congestion(now, &self.window(), basis);
+        if let Some(beta) = self.cfg.ecn_beta {
+            // RFC 8511 §3: the controller keeps its state from the call
+            // above (CUBIC's W_max); only the reduction is gentler.
+            let mss = self.cfg.mss as u64;
+            self.ssthresh = ((basis as f64 * beta) as u64).max(2 * mss);
+        }
         self.cwnd = self.ssthresh;
         self.ecn.reduced(self.snd_max);
         self.stats.ecn_reductions += 1;

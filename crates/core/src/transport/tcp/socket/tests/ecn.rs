@@ -143,6 +143,31 @@ fn one_mark_one_reduction_no_retransmission_cwr_then_no_echo() {
 }
 
 #[test]
+fn ecn_beta_sets_the_reduction_instead_of_the_controller() {
+    const MARK: u64 = 30_000;
+    for cc in [Kind::Reno, Kind::Cubic] {
+        let c = TcpConfig {
+            ecn_beta: Some(0.8),
+            ..ecn_cfg(cc, false)
+        };
+        let p = run(c.clone(), &[MARK]);
+        assert_eq!(p.s[0].stats.ecn_reductions, 1);
+        let ece = p
+            .log
+            .iter()
+            .find(|l| l.1 == 1 && l.2.flags & (TCP_ECE | TCP_SYN) == TCP_ECE)
+            .unwrap();
+        let arrival = Time(ece.0 .0 + 50 * MS);
+        let mut q = pair(c, &[MARK]);
+        q.run_until(arrival);
+        let flight = q.s[0].snd_max - ece.2.ack as u64;
+        q.run_until(Time(arrival.0 + 1));
+        let want = ((flight as f64 * 0.8) as u64).max(2000);
+        assert_eq!((q.s[0].ssthresh, q.s[0].cwnd), (want, want), "{cc:?}");
+    }
+}
+
+#[test]
 fn two_marks_in_one_window_reduce_once_in_two_windows_twice() {
     let p = run(ecn_cfg(Kind::Reno, false), &[30_000, 33_000]);
     assert_eq!(p.s[0].stats.ecn_reductions, 1);
