@@ -223,9 +223,14 @@ impl Emulation {
                 let Some(from) = self.hosts.iter().position(|h| h.handle.flow == pdu.flow) else {
                     continue;
                 };
-                let Some(bytes) = self.payloads.take(from, to, pdu.seq) else {
+                let Some(mut bytes) = self.payloads.take(from, to, pdu.seq) else {
                     continue;
                 };
+                // A queue of the model marked it: the host sees the mark
+                // (only ECN-capable packets are marked, so the bytes are).
+                if pdu.ecn == ipv4::CE && bytes[1] & ipv4::CE != 0 {
+                    ipv4::set_ce(&mut bytes);
+                }
                 self.release.record(self.clock.lateness_ns(t));
                 let since = self.clock_since_start();
                 let host = &mut self.hosts[to];
@@ -279,7 +284,9 @@ impl Emulation {
         let len = usize::from(info.total_len);
         self.world.run_until(self.clock.now());
         let (src, dst) = (self.hosts[from].handle, self.hosts[to].handle);
-        let seq = self.world.send_from_host(src, dst, info.total_len.into());
+        let seq = self
+            .world
+            .send_from_host_with_ecn(src, dst, info.total_len.into(), info.ecn);
         self.payloads.keep(from, to, seq, &self.buf[..len]);
     }
 

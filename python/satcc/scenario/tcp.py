@@ -35,6 +35,7 @@ from .values import (
     PositiveTime,
     SizeOrUnlimited,
     Str,
+    UpToOne,
     ZeroOne,
     bytes_text,
     choice,
@@ -277,6 +278,12 @@ class Tcp(_Table):
     # RFC 9438 section 4.3: CUBIC's Reno-friendly alpha becomes 1 at
     # cwnd_prior; false keeps alpha_cubic, as Linux's tcp_cubic does.
     cubic_alpha_switch: Annotated[Bool, UNLESS_DEFAULT] = True
+    # RFC 3168 ECN: negotiated on the handshake, new data ECT(0), ECE
+    # answered as a loss without retransmission.
+    ecn: Annotated[Bool, UNLESS_DEFAULT] = False
+    # RFC 8511 (ABE): an ECE reduces to this fraction of FlightSize instead
+    # of the controller's loss response; left out: the loss response.
+    ecn_beta: Annotated[optional(UpToOne), UNLESS_DEFAULT] = None
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
@@ -387,6 +394,13 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             (*path, "cubic_alpha_switch"),
             f'cubic_alpha_switch applies to congestion_control = "cubic" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
+        )
+    if tcp.ecn_beta is not None and not tcp.ecn:
+        checks.refuse((*path, "ecn_beta"), "ecn_beta is the reduction on ECE: give ecn = true")
+    elif tcp.ecn_beta is not None and tcp.congestion_control in ("bbr", "bbr3"):
+        checks.refuse(
+            (*path, "ecn_beta"),
+            f'congestion_control = "{tcp.congestion_control}" ignores ECE: ecn_beta has no effect',
         )
     if tcp.congestion_control in ("bbr", "bbr3") and tcp.hystart and not tcp.from_preset("hystart"):
         checks.refuse(

@@ -80,6 +80,8 @@ class TfrcTransport(_Table):
     t_mbi: PositiveTime = parse_time("64 s")
     feedback_size: Annotated[PositiveSize, Desc("feedback_bytes")] = 40
     quick_start: Annotated[optional(PositiveRate), UNLESS_DEFAULT] = None
+    # ECN: data packets ECT(0); a CE mark counts as a loss for p.
+    ecn: Annotated[Bool, UNLESS_DEFAULT] = False
     tolerable_delay: Annotated[optional(PositiveTime), UNLESS_DEFAULT] = None
 
 
@@ -118,6 +120,8 @@ def check_transport(checks: Checks, path: tuple, flow: TfrcTransport) -> None:
             (*path, "quick_start"),
             f"RFC 4782's lowest rate is 80 kb/s (40 kb/s × 2^1), got {flow.quick_start:g} b/s",
         )
+    if flow.ecn and flow.profile == "ns2":
+        checks.refuse((*path, "ecn"), 'ECN is modelled under the RFC profiles only, not "ns2"')
     check_media(checks, (*path, "media"), flow.media)
 
 

@@ -9,10 +9,8 @@ use crate::engine::Time;
 pub(crate) const TCP_SYN: u8 = 0x02;
 pub(crate) const TCP_ACK: u8 = 0x10;
 /// ECN-Echo: the receiver saw a CE mark (RFC 3168 §6.1.3).
-#[expect(dead_code, reason = "TCP's ECN (RFC 3168) is being built on it")]
 pub(crate) const TCP_ECE: u8 = 0x40;
 /// Congestion Window Reduced: the sender has reacted (RFC 3168 §6.1.2).
-#[expect(dead_code, reason = "TCP's ECN (RFC 3168) is being built on it")]
 pub(crate) const TCP_CWR: u8 = 0x80;
 
 /// The IP header's two ECN bits (RFC 3168 §5): `Pdu::ecn`.

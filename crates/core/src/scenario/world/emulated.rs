@@ -229,6 +229,18 @@ impl World {
     /// now: it enters the network at `from`'s node. Returns its sequence
     /// number in `from`'s flow, by which the driver finds its bytes again.
     pub fn send_from_host(&mut self, from: HostHandle, to: HostHandle, bytes: u32) -> u64 {
+        self.send_from_host_with_ecn(from, to, bytes, 0)
+    }
+
+    /// As `send_from_host`, the packet carrying `ecn`, its IP header's ECN
+    /// field (RFC 3168 §5), so that the model's queues may mark it.
+    pub fn send_from_host_with_ecn(
+        &mut self,
+        from: HostHandle,
+        to: HostHandle,
+        bytes: u32,
+        ecn: u8,
+    ) -> u64 {
         let Component::Emulated(dst) = &self.reg.comps[to.id as usize] else {
             panic!("send_from_host: {to:?} is not an emulated host");
         };
@@ -251,6 +263,7 @@ impl World {
             created: self.now,
             enqueued: self.now,
             header: Header::Ip,
+            ecn: ecn & 0b11,
             ..Pdu::default()
         };
         match attachment {

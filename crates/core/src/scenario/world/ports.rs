@@ -398,7 +398,7 @@ impl Port for PortKind {
 /// world must release held PDUs at the port's times, count the discarded
 /// ones as dropped, and count held ones as still in flight.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::Duration;
     use crate::net::port::testing::Spacer;
@@ -407,7 +407,7 @@ mod tests {
     use crate::scenario::ScenarioBuilder;
 
     /// Puts `port` at the input of link `l`, with its timer.
-    fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
+    pub(crate) fn set_port(w: &mut World, l: usize, port: Box<dyn Port + Send + Sync>) {
         w.net.port_slots[l] = w.alloc_slot(Owner::Port(l as u32));
         let t = port.poll_at();
         w.net.ports[l] = Some(PortKind::Test(Box::new(TestPort(port))));

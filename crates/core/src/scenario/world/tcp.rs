@@ -236,6 +236,10 @@ impl Model for TcpConn {
         put(s, key("acks_sent"), server.stats.acks_sent);
         put(s, key("cwnd_max_bytes"), st.cwnd_max.max(client.cwnd()));
         put(s, key("delivered_bytes"), server.delivered);
+        if client.config().ecn {
+            put(s, key("ce_marks_received"), server.stats.ce_marks_received);
+            put(s, key("ecn_reductions"), st.ecn_reductions);
+        }
         let active_s = view.now.since(self.start).as_secs_f64();
         let goodput = if active_s > 0.0 {
             server.delivered as f64 * 8.0 / active_s

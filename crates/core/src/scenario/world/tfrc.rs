@@ -16,6 +16,7 @@ use super::probes::ProbeMemory;
 use crate::apps::dejitter::Dejitter;
 use crate::apps::media::{MediaConfig, MediaSource};
 use crate::engine::{Check, ConfigError, Duration, Time};
+use crate::net::pdu::ecn;
 use crate::net::{AgentAddr, Header, Iface, Pdu};
 use crate::scenario::summary::{num, opt, put, Summary};
 use crate::scenario::BuildError;
@@ -178,6 +179,11 @@ impl TfrcFlow {
                 created: generated,
                 enqueued: now,
                 header: Header::TfrcData(h),
+                ecn: if self.cfg.ecn {
+                    ecn::ECT0
+                } else {
+                    ecn::NOT_ECT
+                },
                 ..Pdu::default()
             };
             self.ifaces[0].send(cx.out, p);
@@ -260,7 +266,11 @@ impl Model for TfrcFlow {
                 if age < self.startup_window {
                     self.startup.push((age.ps(), e2ed.ps()));
                 }
-                if self.receiver.on_data(cx.now, p.seq, p.bytes, h) {
+                let mut report = self.receiver.on_data(cx.now, p.seq, p.bytes, h);
+                if p.ecn == ecn::CE {
+                    report |= self.receiver.on_mark(cx.now, p.seq);
+                }
+                if report {
                     self.send_report(cx);
                 }
             }
@@ -312,6 +322,9 @@ impl Model for TfrcFlow {
         put(s, key("packets_received"), r.packets());
         put(s, key("loss_events"), r.loss_events());
         put(s, key("packets_lost"), r.packets_lost());
+        if self.cfg.ecn {
+            put(s, key("packets_marked"), r.packets_marked());
+        }
         let d = &self.dejitter;
         put(s, key("late"), d.late);
         let secs = |ps: f64| ps / 1e12;

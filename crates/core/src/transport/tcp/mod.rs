@@ -7,6 +7,7 @@
 //! - `congestion`: the congestion controllers (Reno, CUBIC, Hybla, BBR v1, BBRv3) and HyStart++
 //! - `prr`: Proportional Rate Reduction in fast recovery (RFC 6937)
 //! - `cwv`: congestion window validation (RFC 2861, RFC 7661)
+//! - `ecn`: Explicit Congestion Notification (RFC 3168 §6.1)
 //! - `rate`: delivery rate estimation (draft-cheng-iccrg-delivery-rate-estimation)
 //! - `rtt`: the RFC 6298 estimator
 //! - `reassembly`: the receiver's out-of-order buffer and SACK blocks (RFC 2018)
@@ -17,6 +18,7 @@
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
+pub(crate) mod ecn;
 pub(crate) mod prr;
 pub(crate) mod rack;
 pub(crate) mod rate;
@@ -165,6 +167,15 @@ pub struct TcpConfig {
     #[serde(default)]
     pub(crate) ssthresh_from: ReductionBasis,
     pub(crate) window_scaling: bool,
+    /// ECN (RFC 3168 §6.1): negotiated on the handshake, new data sent
+    /// ECT(0), ECE answered as a loss without a retransmission (`ecn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) ecn: bool,
+    /// RFC 8511 (ABE): an ECE reduces ssthresh to this fraction of what
+    /// the reduction starts from, instead of the controller's loss
+    /// response (`ecn_beta`; None: the loss response).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ecn_beta: Option<f64>,
     /// Limits data in flight plus data written but not yet sent.
     #[serde(rename = "send_buffer_bytes")]
     pub send_buffer: u64,
@@ -242,6 +253,8 @@ impl TcpConfig {
             ssthresh_from: ReductionBasis::Flight,
             cubic_alpha_switch: true,
             window_scaling: true,
+            ecn: false,
+            ecn_beta: None,
             send_buffer: 65_536,
             receive_buffer: 65_536,
             handshake: true,
@@ -281,6 +294,22 @@ impl Check for TcpConfig {
                 "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
             );
         }
+        if let Some(b) = self.ecn_beta {
+            if !self.ecn {
+                return Err("ecn_beta is the reduction on ECE: give ecn = true".into());
+            }
+            if !(b > 0.0 && b <= 1.0) {
+                return Err(ConfigError::new(format!(
+                    "ecn_beta must be in (0, 1], got {b}"
+                )));
+            }
+            if matches!(
+                self.congestion_control,
+                congestion::Kind::Bbr | congestion::Kind::Bbr3
+            ) {
+                return Err("BBR ignores ECE: ecn_beta has no effect".into());
+            }
+        }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());
         }
@@ -310,6 +339,23 @@ mod tests {
         assert_eq!(c.window_shift(), 14);
         c.window_scaling = false;
         assert_eq!(c.window_shift(), 0);
+    }
+
+    #[test]
+    fn ecn_beta_needs_ecn_a_fraction_and_a_window_controller() {
+        let mut c = TcpConfig::default_newreno();
+        c.ecn_beta = Some(0.8);
+        assert!(c.check().unwrap_err().to_string().contains("ecn = true"));
+        c.ecn = true;
+        assert!(c.check().is_ok());
+        for bad in [0.0, -0.5, 1.5, f64::NAN] {
+            c.ecn_beta = Some(bad);
+            assert!(c.check().is_err(), "{bad}");
+        }
+        c.ecn_beta = Some(1.0);
+        assert!(c.check().is_ok());
+        c.congestion_control = congestion::Kind::Bbr;
+        assert!(c.check().is_err());
     }
 
     #[test]

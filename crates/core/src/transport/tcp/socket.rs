@@ -34,6 +34,7 @@
 
 use super::congestion::{self, CongestionControl, Controller, Window};
 use super::cwv::{self, Validator};
+use super::ecn::Ecn;
 use super::prr::Prr;
 use super::rack::{LossDetection, Rack};
 use super::rate::RateEstimator;
@@ -43,7 +44,7 @@ use super::scoreboard::Scoreboard;
 use super::seq::unwrap;
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
-use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_ECE, TCP_SYN};
 
 mod handshake;
 mod rack_tlp;
@@ -99,6 +100,10 @@ pub struct TcpStats {
     pub(crate) dup_acks: u64,
     pub(crate) acks_sent: u64,
     pub(crate) cwnd_max: u64,
+    /// Data segments that arrived CE-marked (RFC 3168; the receiving end).
+    pub(crate) ce_marks_received: u64,
+    /// Window reductions on ECE (RFC 3168 §6.1.2; the sending end).
+    pub(crate) ecn_reductions: u64,
 }
 
 /// One TCP endpoint, both halves of a full-duplex connection: a state
@@ -163,6 +168,8 @@ pub struct TcpSocket {
     /// snd_max at the last timeout: until it is acknowledged the
     /// controller sees the Loss state.
     loss_until: u64,
+    /// ECN (RFC 3168), both halves.
+    pub(super) ecn: Ecn,
 
     // Receiving half.
     rx: Reassembly,
@@ -238,6 +245,7 @@ impl TcpSocket {
             next_send: Time::ZERO,
             pacing_timer: Timer::new(),
             loss_until: 0,
+            ecn: Ecn::new(cfg.ecn, cfg.handshake),
             rx: Reassembly::default(),
             delivered: 0,
             unacked_segments: 0,
@@ -368,6 +376,9 @@ impl TcpSocket {
             _ => return,
         }
         if len > 0 {
+            let (marked, ack_now) = self.ecn.on_data(h.flags, pdu.ecn);
+            self.stats.ce_marks_received += u64::from(marked);
+            self.ack_now |= ack_now;
             self.on_data(now, unwrap(self.rx.rcv_nxt, h.seq), len);
         }
         if h.flags & TCP_ACK != 0 {
@@ -428,7 +439,7 @@ impl TcpSocket {
             if let Some(r) = &mut self.rate {
                 r.on_cum_ack(now, ack);
             }
-            self.on_new_ack(now, ack, mark, out);
+            self.on_new_ack(now, ack, mark, h.flags & TCP_ECE != 0, out);
         } else if len == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack(now, mark, out);
         }
@@ -436,6 +447,9 @@ impl TcpSocket {
             let pure_dup = ack == prev_una && len == 0 && n == 0;
             let advanced = ack > prev_una;
             self.rack_on_ack(now, ack, mark, &blocks[..n], advanced, pure_dup, out);
+        }
+        if self.ecn.reduce_on(h.flags, self.snd_una) && self.ecn_responds() {
+            self.ecn_reduce(now);
         }
         // Last, as Linux's tcp_cong_control follows tcp_fastretrans_alert:
         // a rate-based controller sees the recovery state this ACK left
@@ -445,8 +459,9 @@ impl TcpSocket {
         }
     }
 
-    /// `mark`: the delivery mark before this ACK (for PRR).
-    fn on_new_ack(&mut self, now: Time, ack: u64, mark: u64, out: &mut Vec<Pdu>) {
+    /// `mark`: the delivery mark before this ACK (for PRR); `ece`: it
+    /// echoes a CE mark, so cwnd does not grow on it (RFC 3168 §6.1.2).
+    fn on_new_ack(&mut self, now: Time, ack: u64, mark: u64, ece: bool, out: &mut Vec<Pdu>) {
         let acked = ack - self.snd_una;
         let rtt_sample = self.ack_rtt_sample(now, ack);
         if let Some((end, t)) = self.timing {
@@ -475,7 +490,7 @@ impl TcpSocket {
                 self.cwv.on_recovery_end(&mut w, self.retransmitted_bytes);
                 self.set_window(w);
             }
-        } else if self.validate_on_ack(now, ack) {
+        } else if self.validate_on_ack(now, ack) && !(ece && self.ecn.on() && self.ecn_responds()) {
             self.grow_cwnd(now, ack, acked, rtt_sample);
         }
         let partial = was_in_recovery && self.in_recovery();
@@ -654,7 +669,15 @@ impl TcpSocket {
     }
 
     fn send_segment(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Pdu>) {
-        out.push(self.data_segment(now, seq, len));
+        let mut p = self.data_segment(now, seq, len);
+        if self.ecn.on() {
+            let (field, flags) = self.ecn.stamp_data(seq >= self.snd_max);
+            p.ecn = field;
+            if let Header::Tcp(h) = &mut p.header {
+                h.flags |= flags;
+            }
+        }
+        out.push(p);
         self.account_send(now, seq, len);
     }
 

@@ -14,6 +14,10 @@
 //!   (§5.5) is not modelled.
 //! - The first loss event seeds the history with a synthetic interval the
 //!   receiver derives from its receive rate (§6.3.1); the caller supplies it.
+//! - With ECN, a CE-marked packet is a congestion indication on arrival
+//!   (RFC 5348 §5 counts a marked packet as a lost one, RFC 3168 §5): it
+//!   is a loss at its own arrival time, without waiting for NDUPACK later
+//!   packets, and groups into events and intervals as a loss does.
 //! - TFRC-SP: an interval shorter than two RTTs counts as its length over
 //!   the packets its event lost, and I_0 counts only once it is two RTTs
 //!   old.
@@ -59,6 +63,8 @@ pub(crate) struct LossHistory {
     /// Most recent first.
     closed: VecDeque<Interval>,
     pub(crate) packets_lost: u64,
+    /// CE-marked packets, counted as losses in the events (ECN).
+    pub(crate) packets_marked: u64,
     pub(crate) loss_events: u64,
 }
 
@@ -78,6 +84,7 @@ impl LossHistory {
             current: None,
             closed: VecDeque::new(),
             packets_lost: 0,
+            packets_marked: 0,
             loss_events: 0,
         }
     }
@@ -119,6 +126,7 @@ impl LossHistory {
                 break;
             }
             let m = self.missing.pop_front().expect("front exists");
+            self.packets_lost += 1;
             let new_event = self.on_loss(&m, rtt_s, seed);
             arrival.new_losses += 1;
             arrival.new_events += u32::from(new_event);
@@ -126,8 +134,30 @@ impl LossHistory {
         arrival
     }
 
+    /// Packet `seq`, already passed to `on_packet`, arrived CE-marked at
+    /// `now`: a loss at `now` for the loss events (ECN).
+    pub(crate) fn on_mark(
+        &mut self,
+        seq: u64,
+        now: Time,
+        rtt_s: f64,
+        seed: &mut dyn FnMut() -> f64,
+    ) -> Arrival {
+        self.packets_marked += 1;
+        let m = Missing {
+            seq,
+            later: NDUPACK,
+            before: (seq, now),
+            after: (seq + 1, now),
+        };
+        let new_event = self.on_loss(&m, rtt_s, seed);
+        Arrival {
+            new_losses: 1,
+            new_events: u32::from(new_event),
+        }
+    }
+
     fn on_loss(&mut self, m: &Missing, rtt_s: f64, seed: &mut dyn FnMut() -> f64) -> bool {
-        self.packets_lost += 1;
         let t = interpolate(m);
         match &mut self.current {
             Some(ev) if t.since(ev.start).as_secs_f64() <= rtt_s => {
@@ -259,6 +289,31 @@ mod tests {
         assert_eq!(h.packets_lost, 0);
         h.on_packet(5, at_ms(5), 0.1, &mut seed);
         assert_eq!(h.packets_lost, 1);
+    }
+
+    /// ECN: a mark is a loss event on arrival, not three packets later,
+    /// and the intervals it closes are those the same drops would close.
+    #[test]
+    fn a_mark_is_a_loss_at_its_arrival() {
+        let mut h = LossHistory::new(false);
+        let mut seed = || 100.0;
+        for seq in 0..=50 {
+            h.on_packet(seq, at_ms(10 * seq), 0.1, &mut seed);
+        }
+        assert_eq!(h.on_mark(50, at_ms(500), 0.1, &mut seed).new_events, 1);
+        assert_eq!((h.packets_marked, h.packets_lost, h.loss_events), (1, 0, 1));
+        // A second mark within one RTT joins the event; one after opens
+        // the next, closing an interval of 80 packets.
+        for seq in 51..=200 {
+            h.on_packet(seq, at_ms(10 * seq), 0.1, &mut seed);
+            if seq == 55 || seq == 130 {
+                h.on_mark(seq, at_ms(10 * seq), 0.1, &mut seed);
+            }
+        }
+        assert_eq!(h.loss_events, 2);
+        let (d, _) = feed(201, &[50, 55, 130], 0.1, false, 100.0);
+        assert_eq!(h.intervals(0.1), d.intervals(0.1));
+        assert_eq!(h.intervals(0.1)[0], 80.0);
     }
 
     #[test]

@@ -121,6 +121,10 @@ pub struct TfrcConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub quick_start_bps: Option<f64>,
+    /// ECN: data packets leave ECT(0), and the receiver counts a CE-marked
+    /// one as a loss for the loss event rate (RFC profiles only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ecn: bool,
 }
 
 fn t_mbi_default() -> Duration {
@@ -148,6 +152,7 @@ impl TfrcConfig {
             t_mbi: t_mbi_default(),
             feedback_bytes: feedback_default(),
             quick_start_bps: None,
+            ecn: false,
         }
     }
 
@@ -224,6 +229,9 @@ impl Check for TfrcConfig {
                 self.packet_bytes
             )));
         }
+        if self.ecn && self.profile == Profile::Ns2 {
+            return Err("ecn is modelled under the RFC profiles only, not ns2".into());
+        }
         if self.feedback_bytes == 0 {
             return Err("feedback_bytes must be positive".into());
         }
@@ -269,3 +277,6 @@ mod tests {
         assert!(huge.check().is_err(), "no overflow on the way");
     }
 }
+
+#[cfg(test)]
+mod ecn_run;

@@ -187,6 +187,16 @@ impl Receiver {
         }
     }
 
+    /// The data packet just given to `on_data` was CE-marked (ECN, RFC
+    /// profiles only: the configuration refuses `ecn` under ns2); true
+    /// when it must be reported at once.
+    pub(crate) fn on_mark(&mut self, now: Time, seq: u64) -> bool {
+        match self {
+            Receiver::Rfc(r) => r.on_mark(now, seq),
+            Receiver::Ns2(_) => false,
+        }
+    }
+
     /// When its feedback timer (ns2: its backup timer) is next due.
     pub fn poll_at(&self) -> Time {
         match self {
@@ -238,6 +248,14 @@ impl Receiver {
         match self {
             Receiver::Rfc(r) => r.loss_history().loss_events,
             Receiver::Ns2(r) => r.loss_events,
+        }
+    }
+
+    /// CE-marked data packets (ECN).
+    pub(crate) fn packets_marked(&self) -> u64 {
+        match self {
+            Receiver::Rfc(r) => r.loss_history().packets_marked,
+            Receiver::Ns2(_) => 0,
         }
     }
 

@@ -101,6 +101,20 @@ impl TfrcReceiver {
         false
     }
 
+    /// The data packet `seq` just given to `on_data` was CE-marked: a loss
+    /// for the loss history (RFC 5348 §5 with ECN); true when it must be
+    /// reported at once (a new event that raises p, §6.1).
+    pub(crate) fn on_mark(&mut self, now: Time, seq: u64) -> bool {
+        let rtt = self.rtt_s;
+        let x_recv = self.rate_now(now);
+        let s = self.s_equation;
+        let mut seed = || 1.0 / equation::loss_rate_for(s, rtt.max(1e-3), x_recv.max(1.0));
+        let arrival = self.history.on_mark(seq, now, rtt, &mut seed);
+        self.last_report.is_some()
+            && arrival.new_events > 0
+            && self.history.p(now, rtt) > self.last_p
+    }
+
     fn rtt(&self) -> Duration {
         Duration::from_secs_f64(self.rtt_s)
     }

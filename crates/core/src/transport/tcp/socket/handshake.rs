@@ -24,6 +24,7 @@ impl TcpSocket {
         match (self.state, is_syn_ack) {
             (State::Listen | State::SynRcvd, false) => {
                 self.learn_peer(h);
+                self.ecn.on_syn(false, h.flags);
                 if self.state == State::Listen {
                     self.timing = Some((0, now));
                 }
@@ -33,6 +34,7 @@ impl TcpSocket {
             }
             (State::SynSent, true) => {
                 self.learn_peer(h);
+                self.ecn.on_syn(true, h.flags);
                 self.handshake_rtt(now);
                 self.state = State::Established;
                 self.rto_timer.cancel();

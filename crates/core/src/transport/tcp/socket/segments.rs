@@ -1,7 +1,9 @@
 //! The wire form of a segment: sequence and acknowledgment numbers as 32-bit
 //! values (`seq::wire`), the advertised window, scaled except on a SYN
 //! (RFC 7323 §2.2-2.3), the window-scale option on a SYN, and up to three
-//! SACK blocks on every non-SYN segment of a SACK connection (RFC 2018).
+//! SACK blocks on every non-SYN segment of a SACK connection (RFC 2018),
+//! and the ECN flags (RFC 3168 §6.1.1: the SYN's offer and the SYN-ACK's
+//! answer; §6.1.3: ECE on every other segment while echoing a mark).
 
 use super::{TcpSocket, Variant};
 use crate::engine::Time;
@@ -19,6 +21,12 @@ impl TcpSocket {
 
     pub(super) fn segment(&self, now: Time, seq: u64, len: u64, flags: u8) -> Pdu {
         let syn = flags & TCP_SYN != 0;
+        let flags = flags
+            | if syn {
+                self.ecn.syn_flags(flags & TCP_ACK != 0)
+            } else {
+                self.ecn.ack_flags()
+            };
         let adv = self.advertised_window();
         let window = if syn { adv } else { adv >> self.my_shift }.min(65_535) as u16;
         let mut h = TcpHeader {

@@ -11,7 +11,9 @@ const MS: u64 = 1_000_000_000;
 /// no serialisation unless `spacing` (data segments leave side 0 at least
 /// that far apart, as from a bottleneck); `drop_once` discards a data
 /// segment by its offset (listed twice, also its first retransmission),
-/// `delay_once` holds one back by so many extra milliseconds.
+/// `delay_once` holds one back by so many extra milliseconds, `mark_once`
+/// sets CE on one sent ECT (as an AQM would) by its offset; `ecn_log`
+/// holds the IP ECN field of each `log` entry.
 struct Pair {
     s: [TcpSocket; 2],
     app: TcpApp,
@@ -22,7 +24,9 @@ struct Pair {
     dropped: Vec<u64>,
     drop_once: Vec<u64>,
     delay_once: Vec<(u64, u64)>,
+    mark_once: Vec<u64>,
     log: Vec<(Time, usize, TcpHeader, u32)>,
+    ecn_log: Vec<u8>,
 }
 
 impl Pair {
@@ -47,12 +51,14 @@ impl Pair {
             dropped: vec![],
             drop_once: vec![],
             delay_once: vec![],
+            mark_once: vec![],
             log: vec![],
+            ecn_log: vec![],
         }
     }
 
     fn emit(&mut self, now: Time, from: usize, out: &mut Vec<Pdu>) {
-        for p in out.drain(..) {
+        for mut p in out.drain(..) {
             let Header::Tcp(h) = p.header else {
                 unreachable!()
             };
@@ -72,6 +78,13 @@ impl Pair {
                 }
             }
             self.log.push((now, from, h, len));
+            self.ecn_log.push(p.ecn);
+            if from == 0 && len > 0 && p.ecn != crate::net::pdu::ecn::NOT_ECT {
+                if let Some(i) = self.mark_once.iter().position(|&s| s == seq) {
+                    self.mark_once.remove(i);
+                    p.ecn = crate::net::pdu::ecn::CE;
+                }
+            }
             let mut at = now + delay;
             // Spacing keeps data segments in order; without it a delayed
             // one may be overtaken.
@@ -537,6 +550,7 @@ fn prr_spreads_the_reduction_and_ends_at_ssthresh() {
     }
 }
 
+mod ecn;
 mod rack_tlp;
 
 #[test]
