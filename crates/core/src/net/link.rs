@@ -15,7 +15,7 @@ use super::error_model::ErrorModel;
 use super::framing::Framing;
 pub(crate) use super::link_stats::LinkStats;
 use super::pdu::Pdu;
-use super::queue::{Queue, Verdict};
+use super::queue::{Dequeued, Queue, Verdict};
 use super::slot_schedule::SlotSchedule;
 use crate::engine::{Duration, Rate, Time};
 
@@ -86,6 +86,9 @@ pub struct Link {
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
     errored: Vec<u32>,
+    /// What the queue dropped or marked at dequeue (CoDel); the flows of
+    /// the drops wait here until the driver takes them (`take_dropped`).
+    pub(crate) dequeued: Dequeued,
     /// The PDUs put on the wire, when a trace captures the link; boxed, so
     /// that a link without one grows by a pointer only.
     capture: Option<Box<Capture>>,
@@ -122,6 +125,7 @@ impl Link {
             capacity_since: Time::ZERO,
             stats: LinkStats::default(),
             errored: Vec::new(),
+            dequeued: Dequeued::default(),
             capture: None,
         }
     }
@@ -199,8 +203,16 @@ impl Link {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(pdu.bytes);
         pdu.enqueued = now;
-        let v = self.queue.admission(&pdu);
-        if v == Verdict::Queued
+        let (committed, in_service, rate) = (self.committed, self.in_service.is_some(), self.rate);
+        let v = self.queue.admit(&mut pdu, now, || {
+            // Idle since the last transmission ended (an AQM's decay).
+            let end = committed.map_or(Time::ZERO, |c| c.end);
+            (!in_service && end <= now).then(|| (now.since(end), rate))
+        });
+        if v == Verdict::Marked {
+            self.stats.marks += 1;
+        }
+        if v.admitted()
             && !self.transmitting(now)
             && self.queue.packets() == 0
             && self.rate().bps > 0.0
@@ -209,7 +221,7 @@ impl Link {
             return v;
         }
         match v {
-            Verdict::Queued => {
+            Verdict::Queued | Verdict::Marked => {
                 self.queue.push_admitted(pdu, now);
                 // A level's queue only grows here, so its maximum is kept here.
                 let level = usize::from(pdu.priority.min(1));
@@ -219,6 +231,7 @@ impl Link {
             }
             Verdict::DroppedFull => self.stats.drops += 1,
             Verdict::DroppedClp => self.stats.drops_clp += 1,
+            Verdict::DroppedEarly => self.stats.drops_early += 1,
         }
         v
     }
@@ -288,7 +301,7 @@ impl Link {
         if self.transmitting(now) || self.rate().bps <= 0.0 {
             return;
         }
-        if let Some(next) = self.queue.pop(now) {
+        if let Some(next) = self.queue.pop(now, &mut self.dequeued) {
             self.start_tx(now, next);
         }
     }
@@ -473,6 +486,25 @@ impl Link {
     /// per PDU (a PDU counts as lost once its last bit has left).
     pub(crate) fn take_errored(&mut self, mut f: impl FnMut(u32)) {
         for flow in self.errored.drain(..) {
+            f(flow);
+        }
+    }
+
+    /// Whether the queue dropped PDUs at dequeue since `take_dropped` ran.
+    #[inline]
+    pub(crate) fn has_dropped(&self) -> bool {
+        !self.dequeued.flows.is_empty()
+    }
+
+    /// PDUs dropped at dequeue that `take_dropped` has not taken yet.
+    pub(crate) fn pending_drops(&self) -> u64 {
+        self.dequeued.flows.len() as u64
+    }
+
+    /// The flows of the PDUs the queue dropped at dequeue since the last
+    /// call, one entry per PDU.
+    pub(crate) fn take_dropped(&mut self, mut f: impl FnMut(u32)) {
+        for flow in self.dequeued.flows.drain(..) {
             f(flow);
         }
     }
