@@ -86,6 +86,9 @@ pub struct Link {
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
     errored: Vec<u32>,
+    /// When the last transmission ended: the link has been idle since, if
+    /// nothing is in transmission or waiting (RED's decay of its average).
+    last_tx_end: Time,
     /// What the queue dropped or marked at dequeue (CoDel); the flows of
     /// the drops wait here until the driver takes them (`take_dropped`).
     pub(crate) dequeued: Dequeued,
@@ -125,6 +128,7 @@ impl Link {
             capacity_since: Time::ZERO,
             stats: LinkStats::default(),
             errored: Vec::new(),
+            last_tx_end: Time::ZERO,
             dequeued: Dequeued::default(),
             capture: None,
         }
@@ -203,11 +207,12 @@ impl Link {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(pdu.bytes);
         pdu.enqueued = now;
-        let (committed, in_service, rate) = (self.committed, self.in_service.is_some(), self.rate);
+        let busy = self.transmitting(now);
+        let (end, rate) = (self.last_tx_end.max(self.busy_until()), self.rate);
         let v = self.queue.admit(&mut pdu, now, || {
-            // Idle since the last transmission ended (an AQM's decay).
-            let end = committed.map_or(Time::ZERO, |c| c.end);
-            (!in_service && end <= now).then(|| (now.since(end), rate))
+            // Idle since the last transmission ended (an AQM's decay); the
+            // queue is empty then, as the next one would have started.
+            (!busy).then(|| (now.since(end), rate))
         });
         if v == Verdict::Marked {
             self.stats.marks += 1;
@@ -371,6 +376,7 @@ impl Link {
     fn finish_variable_rate_tx(&mut self, now: Time) {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
+        self.last_tx_end = now;
         self.stats.busy_ps += now.since(s.since).ps();
         let lost = (!s.delivered).then_some(s.pdu.flow);
         self.book(s.wire_bytes, s.pdu.priority, lost);
@@ -387,6 +393,7 @@ impl Link {
         if let Some(c) = self.committed {
             if c.end <= now {
                 self.committed = None;
+                self.last_tx_end = c.end;
                 self.stats.busy_ps += c.end.since(c.started).ps();
                 let lost = if c.errored {
                     self.errored_on_wire.take().map(|p| p.flow)

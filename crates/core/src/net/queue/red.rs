@@ -148,6 +148,9 @@ impl Red {
         now: Time,
         idle: Option<(Duration, Rate)>,
     ) -> Verdict {
+        // Idle means nothing in transmission and nothing waiting (a link
+        // at zero capacity holds its queue without transmitting).
+        let idle = idle.filter(|_| self.fifo.len() == 0);
         let m = idle.map_or(0.0, |(d, rate)| {
             (d.as_secs_f64() * rate.bps / (8.0 * f64::from(self.cfg.mean_packet_bytes))).floor()
         });
