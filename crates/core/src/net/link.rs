@@ -86,8 +86,9 @@ pub struct Link {
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
     errored: Vec<u32>,
-    /// When the last transmission ended: the link has been idle since, if
-    /// nothing is in transmission or waiting (RED's decay of its average).
+    /// When the last fixed-rate transmission ends (set as it starts) or the
+    /// last variable-rate one ended: from then on the link is idle if
+    /// nothing is waiting (RED's decay of its average).
     last_tx_end: Time,
     /// What the queue dropped or marked at dequeue (CoDel); the flows of
     /// the drops wait here until the driver takes them (`take_dropped`).
@@ -207,17 +208,15 @@ impl Link {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(pdu.bytes);
         pdu.enqueued = now;
-        let busy = self.transmitting(now);
-        let (end, rate) = (self.last_tx_end.max(self.busy_until()), self.rate);
+        let (in_service, end, rate) = (&self.in_service, self.last_tx_end, self.rate);
         let v = self.queue.admit(&mut pdu, now, || {
-            // Idle since the last transmission ended (an AQM's decay); the
-            // queue is empty then, as the next one would have started.
-            (!busy).then(|| (now.since(end), rate))
+            // Idle since the last transmission ended (an AQM's decay).
+            (in_service.is_none() && end <= now).then(|| (now.since(end), rate))
         });
         if v == Verdict::Marked {
-            self.stats.marks += 1;
+            return self.enqueue_marked(now, pdu);
         }
-        if v.admitted()
+        if v == Verdict::Queued
             && !self.transmitting(now)
             && self.queue.packets() == 0
             && self.rate().bps > 0.0
@@ -226,19 +225,36 @@ impl Link {
             return v;
         }
         match v {
-            Verdict::Queued | Verdict::Marked => {
-                self.queue.push_admitted(pdu, now);
-                // A level's queue only grows here, so its maximum is kept here.
-                let level = usize::from(pdu.priority.min(1));
-                let m = &mut self.stats.queue_max_by_priority[level];
-                *m = (*m).max(self.queue.packets_at(level));
-                self.note_queue(now);
-            }
+            Verdict::Queued | Verdict::Marked => self.push_admitted(now, pdu),
             Verdict::DroppedFull => self.stats.drops += 1,
             Verdict::DroppedClp => self.stats.drops_clp += 1,
             Verdict::DroppedEarly => self.stats.drops_early += 1,
         }
         v
+    }
+
+    /// A PDU admitted with a CE mark (an AQM's `Verdict::Marked`): counted,
+    /// then sent or queued as any admitted one. Apart, so that drop-tail's
+    /// path tests one verdict only.
+    #[cold]
+    fn enqueue_marked(&mut self, now: Time, pdu: Pdu) -> Verdict {
+        self.stats.marks += 1;
+        if !self.transmitting(now) && self.queue.packets() == 0 && self.rate().bps > 0.0 {
+            self.start_tx(now, pdu);
+        } else {
+            self.push_admitted(now, pdu);
+        }
+        Verdict::Marked
+    }
+
+    #[inline]
+    fn push_admitted(&mut self, now: Time, pdu: Pdu) {
+        self.queue.push_admitted(pdu, now);
+        // A level's queue only grows here, so its maximum is kept here.
+        let level = usize::from(pdu.priority.min(1));
+        let m = &mut self.stats.queue_max_by_priority[level];
+        *m = (*m).max(self.queue.packets_at(level));
+        self.note_queue(now);
     }
 
     /// When the link next needs `poll`: the end of a transmission with PDUs
@@ -320,6 +336,7 @@ impl Link {
         let end = now + self.tx_time(wire_bytes);
         let delivered = !self.errors.corrupts(wire_bytes);
         if self.next_change >= end {
+            self.last_tx_end = end;
             self.committed = Some(Committed {
                 started: now,
                 end,
@@ -388,12 +405,11 @@ impl Link {
 
     /// Books a fixed-rate transmission that has ended by `now`. Called
     /// before the link changes or its statistics are read.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn settle(&mut self, now: Time) {
         if let Some(c) = self.committed {
             if c.end <= now {
                 self.committed = None;
-                self.last_tx_end = c.end;
                 self.stats.busy_ps += c.end.since(c.started).ps();
                 let lost = if c.errored {
                     self.errored_on_wire.take().map(|p| p.flow)

@@ -238,7 +238,7 @@ impl Queue {
     /// state and `p`'s ECN field. `idle` says, for the disciplines that
     /// ask, how long the link has been idle with nothing queued, and at
     /// what rate it sends.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn admit(
         &mut self,
         p: &mut Pdu,
@@ -267,7 +267,7 @@ impl Queue {
     }
 
     /// Stores `p`, which `admission` has just admitted.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
         match self {
             Queue::DropTail(q) => q.push(p, now),
@@ -286,7 +286,7 @@ impl Queue {
         v
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu> {
         match self {
             Queue::DropTail(q) => q.pop(now, out),
@@ -296,7 +296,7 @@ impl Queue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn packets(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets(),
@@ -308,7 +308,7 @@ impl Queue {
 
     /// Units of priority `level` waiting (in a drop-tail queue too, which
     /// serves both levels in arrival order).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn packets_at(&self, level: usize) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets_at(level),

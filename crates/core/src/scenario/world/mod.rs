@@ -133,15 +133,19 @@ impl World {
     /// dequeue, in their flows. Done when the
     /// link wakes (and at the end): errors found while a PDU was offered
     /// wait in the link until then (`Link::pending_errors` counts them).
+    #[inline]
     fn book_link_errors(&mut self, l: usize) {
-        if self.net.links[l].has_errored() {
-            let flows = &mut self.flows;
-            self.net.links[l].take_errored(|f| flows[f as usize].errored += 1);
+        let link = &self.net.links[l];
+        if link.has_errored() || link.has_dropped() {
+            self.book_link_losses(l);
         }
-        if self.net.links[l].has_dropped() {
-            let flows = &mut self.flows;
-            self.net.links[l].take_dropped(|f| flows[f as usize].dropped += 1);
-        }
+    }
+
+    #[cold]
+    fn book_link_losses(&mut self, l: usize) {
+        let flows = &mut self.flows;
+        self.net.links[l].take_errored(|f| flows[f as usize].errored += 1);
+        self.net.links[l].take_dropped(|f| flows[f as usize].dropped += 1);
     }
 
     /// Everything due at link `l`. All arrivals are taken off the link,
