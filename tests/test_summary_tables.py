@@ -169,6 +169,20 @@ def test_declared_keys_are_the_ones_the_core_writes() -> None:
     summary = {}
     for path in GUARDS:
         summary.update(runner.run(scenario.load(path), progress=False).summary)
+    # Links with an active queue (no guard scenario has one).
+    for queue in ({"type": "red", "min_th": 5, "max_th": 15}, {"type": "codel"}):
+        aqm = {
+            "run": {"name": "aqm", "duration": "1 s"},
+            "nodes": {"a": {"type": "host"}, "b": {"type": "host"}},
+            "links": {
+                "ab": {"from": "a", "to": "b", "rate": "1 Mbps", "queue": queue, "duplex": True}
+            },
+            "tcp": {"f": {"from": "a", "to": "b", "app": {"type": "bulk"}}},
+        }
+        result = runner.run(scenario.Scenario.from_dict(aqm), progress=False)
+        summary.update(
+            {k.replace(".ab.", f".ab_{queue['type']}."): v for k, v in result.summary.items()}
+        )
     for group in GROUPS:
         entities = group.entities(summary)
         assert entities, f"no {group.prefix} in the guard scenarios"
@@ -178,9 +192,9 @@ def test_declared_keys_are_the_ones_the_core_writes() -> None:
 
 
 def test_groups_are_well_formed() -> None:
-    prefixes = [g.prefix for g in GROUPS]
+    prefixes = [(g.prefix, g.only_with) for g in GROUPS]
     assert len(set(prefixes)) == len(prefixes)
-    assert "udp_rr" in prefixes
+    assert ("udp_rr", "") in prefixes
     for group in GROUPS:
         headers = [c.header for c in group.columns]
         assert len(set(headers)) == len(headers), group.prefix

@@ -38,6 +38,8 @@ class Group:
     title: str  # the report's heading
     entity: str  # what one row is
     columns: tuple[Column, ...]
+    # Rows only for the entities that have this key (e.g. links with an AQM).
+    only_with: str = ""
 
     def entities(self, summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """{"flows.s1.loss_rate": x} -> {"s1": {"loss_rate": x}}, sorted by name
@@ -47,6 +49,8 @@ class Group:
             parts = key.split(".", 2)
             if len(parts) == 3 and parts[0] == self.prefix:
                 found.setdefault(parts[1], {})[parts[2]] = value
+        if self.only_with:
+            found = {name: keys for name, keys in found.items() if self.only_with in keys}
         return dict(sorted(found.items()))
 
     def report_columns(self) -> tuple[Column, ...]:
@@ -122,6 +126,21 @@ GROUPS: tuple[Group, ...] = (
             Column("wait mean", "wait_mean_s", "time", in_report=True),
             Column("wait p99", "wait_p99_s", "time"),
         ),
+    ),
+    Group(
+        "links",
+        "Active queues (RED, CoDel)",
+        "link",
+        (
+            Column("marks", "marks", "count", in_report=True),
+            Column("overflow", "drops_overflow", "count"),
+            Column("early", "drops_early", "count", in_report=True),
+            Column("dequeue", "drops_dequeue", "count", in_report=True),
+            Column("sojourn p50", "sojourn_p50_s", "time", in_report=True),
+            Column("sojourn p95", "sojourn_p95_s", "time"),
+            Column("sojourn p99", "sojourn_p99_s", "time"),
+        ),
+        only_with="drops_early",
     ),
     Group(
         "udp_rr",

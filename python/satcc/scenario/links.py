@@ -23,6 +23,7 @@ from .values import (
     MAX_RATE_BPS,
     Bool,
     NonNegativeLimit,
+    NonNegativeNumber,
     NonNegativeRate,
     NonNegativeTime,
     PositiveInt,
@@ -32,6 +33,7 @@ from .values import (
     PositiveTime,
     Probability,
     Str,
+    UpToOne,
     ZeroOne,
     bytes_text,
     choice,
@@ -59,6 +61,23 @@ class Queue(_Table):
     VARIANTS = {
         "droptail": (("type", "limit"), ()),
         "priority": (("type", "high", "low"), ("high", "low")),
+        # Active queue management (docs/queues.md).
+        "red": (
+            (
+                "type",
+                "limit",
+                "min_th",
+                "max_th",
+                "w_q",
+                "max_p",
+                "gentle",
+                "adaptive",
+                "ecn",
+                "mean_packet_bytes",
+            ),
+            ("min_th", "max_th"),
+        ),
+        "codel": (("type", "limit", "target", "interval", "ecn"), ()),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -66,6 +85,20 @@ class Queue(_Table):
     limit: optional(PositiveLimit) = None
     high: optional_table(Band) = None
     low: optional_table(Band) = None
+    # RED (Floyd and Jacobson 1993; defaults ns-2.35's, docs/queues.md):
+    # thresholds of the average queue, in the limit's unit.
+    min_th: optional(NonNegativeNumber) = None
+    max_th: optional(PositiveNumber) = None
+    w_q: UpToOne = 0.002
+    max_p: UpToOne = 0.1
+    gentle: Bool = True
+    adaptive: Bool = False
+    mean_packet_bytes: PositiveInt = 500
+    # CoDel (RFC 8289 §4.4, §4.5).
+    target: PositiveTime = parse_time("5 ms")
+    interval: PositiveTime = parse_time("100 ms")
+    # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
+    ecn: Bool = False
 
 
 class ExplicitRate(_Table):
@@ -138,6 +171,27 @@ def _limit(limit: tuple[str, int]) -> dict:
 def describe_queue(queue: Queue) -> dict:
     if queue.type == "droptail":
         return {"kind": "droptail", "limit": _limit(queue.limit or DEFAULT_LIMIT)}
+    if queue.type == "red":
+        return {
+            "kind": "red",
+            "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            "min_th": queue.min_th,
+            "max_th": queue.max_th,
+            "w_q": queue.w_q,
+            "max_p": queue.max_p,
+            "gentle": queue.gentle,
+            "adaptive": queue.adaptive,
+            "ecn": queue.ecn,
+            "mean_packet_bytes": queue.mean_packet_bytes,
+        }
+    if queue.type == "codel":
+        return {
+            "kind": "codel",
+            "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            "target_ps": queue.target,
+            "interval_ps": queue.interval,
+            "ecn": queue.ecn,
+        }
     bands = {}
     for name in ("high", "low"):
         band = getattr(queue, name)
@@ -244,7 +298,7 @@ def check_queue_sizes(checks: Checks, routes: dict, requests) -> None:
 
 def _band(queue: Queue, priority: int) -> tuple[tuple, tuple[str, int]]:
     """The key path within the queue and the limit that applies to a priority."""
-    if queue.type == "droptail":
+    if queue.type != "priority":
         return (), queue.limit or DEFAULT_LIMIT
     name = "high" if priority == 0 else "low"
     return (name,), getattr(queue, name).limit
@@ -299,6 +353,17 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
 
 
 def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
+    if queue.type == "red" and queue.min_th is not None and queue.max_th is not None:
+        limit = queue.limit or DEFAULT_LIMIT
+        if queue.min_th >= queue.max_th:
+            checks.refuse((*path, "min_th"), "min_th must be below max_th")
+        elif queue.max_th > limit[1]:
+            checks.refuse(
+                (*path, "max_th"),
+                f'max_th exceeds limit "{format_limit(limit)}" (both count {limit[0]})',
+            )
+    if queue.type != "priority":
+        return
     for band_name in ("high", "low"):
         band = getattr(queue, band_name)
         if band is None or band.clp_threshold is None:

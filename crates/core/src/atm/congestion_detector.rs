@@ -19,7 +19,6 @@ use crate::atm::cell::{CELL_BITS, CELL_BYTES};
 use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::port::{Admit, Port, PortCx};
-use crate::net::queue::Verdict;
 use crate::net::Pdu;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -327,7 +326,7 @@ fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Ti
 impl Port for DetectorPort {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         let class = class_of(pdu.priority, pdu.clp);
-        let discarded = cx.link.queue().admission(pdu) != Verdict::Queued;
+        let discarded = !cx.link.queue().admission(pdu).admitted();
         // Only traffic cells name a source to tell; notifications and
         // other PDUs are measured alone.
         let source = match &pdu.header {

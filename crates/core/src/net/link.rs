@@ -15,7 +15,7 @@ use super::error_model::ErrorModel;
 use super::framing::Framing;
 pub(crate) use super::link_stats::LinkStats;
 use super::pdu::Pdu;
-use super::queue::{Queue, Verdict};
+use super::queue::{Dequeued, Queue, Verdict};
 use super::slot_schedule::SlotSchedule;
 use crate::engine::{Duration, Rate, Time};
 
@@ -86,6 +86,13 @@ pub struct Link {
     /// Flows of the PDUs lost to errors since the driver last took them
     /// (`take_errored`): it books them per flow.
     errored: Vec<u32>,
+    /// When the last fixed-rate transmission ends (set as it starts) or the
+    /// last variable-rate one ended: from then on the link is idle if
+    /// nothing is waiting (RED's decay of its average).
+    last_tx_end: Time,
+    /// What the queue dropped or marked at dequeue (CoDel); the flows of
+    /// the drops wait here until the driver takes them (`take_dropped`).
+    pub(crate) dequeued: Dequeued,
     /// The PDUs put on the wire, when a trace captures the link; boxed, so
     /// that a link without one grows by a pointer only.
     capture: Option<Box<Capture>>,
@@ -122,6 +129,8 @@ impl Link {
             capacity_since: Time::ZERO,
             stats: LinkStats::default(),
             errored: Vec::new(),
+            last_tx_end: Time::ZERO,
+            dequeued: Dequeued::default(),
             capture: None,
         }
     }
@@ -199,7 +208,14 @@ impl Link {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += u64::from(pdu.bytes);
         pdu.enqueued = now;
-        let v = self.queue.admission(&pdu);
+        let (in_service, end, rate) = (&self.in_service, self.last_tx_end, self.rate);
+        let v = self.queue.admit(&mut pdu, now, || {
+            // Idle since the last transmission ended (an AQM's decay).
+            (in_service.is_none() && end <= now).then(|| (now.since(end), rate))
+        });
+        if v == Verdict::Marked {
+            return self.enqueue_marked(now, pdu);
+        }
         if v == Verdict::Queued
             && !self.transmitting(now)
             && self.queue.packets() == 0
@@ -209,18 +225,36 @@ impl Link {
             return v;
         }
         match v {
-            Verdict::Queued => {
-                self.queue.push_admitted(pdu, now);
-                // A level's queue only grows here, so its maximum is kept here.
-                let level = usize::from(pdu.priority.min(1));
-                let m = &mut self.stats.queue_max_by_priority[level];
-                *m = (*m).max(self.queue.packets_at(level));
-                self.note_queue(now);
-            }
+            Verdict::Queued | Verdict::Marked => self.push_admitted(now, pdu),
             Verdict::DroppedFull => self.stats.drops += 1,
             Verdict::DroppedClp => self.stats.drops_clp += 1,
+            Verdict::DroppedEarly => self.stats.drops_early += 1,
         }
         v
+    }
+
+    /// A PDU admitted with a CE mark (an AQM's `Verdict::Marked`): counted,
+    /// then sent or queued as any admitted one. Apart, so that drop-tail's
+    /// path tests one verdict only.
+    #[cold]
+    fn enqueue_marked(&mut self, now: Time, pdu: Pdu) -> Verdict {
+        self.stats.marks += 1;
+        if !self.transmitting(now) && self.queue.packets() == 0 && self.rate().bps > 0.0 {
+            self.start_tx(now, pdu);
+        } else {
+            self.push_admitted(now, pdu);
+        }
+        Verdict::Marked
+    }
+
+    #[inline]
+    fn push_admitted(&mut self, now: Time, pdu: Pdu) {
+        self.queue.push_admitted(pdu, now);
+        // A level's queue only grows here, so its maximum is kept here.
+        let level = usize::from(pdu.priority.min(1));
+        let m = &mut self.stats.queue_max_by_priority[level];
+        *m = (*m).max(self.queue.packets_at(level));
+        self.note_queue(now);
     }
 
     /// When the link next needs `poll`: the end of a transmission with PDUs
@@ -288,7 +322,7 @@ impl Link {
         if self.transmitting(now) || self.rate().bps <= 0.0 {
             return;
         }
-        if let Some(next) = self.queue.pop(now) {
+        if let Some(next) = self.queue.pop(now, &mut self.dequeued) {
             self.start_tx(now, next);
         }
     }
@@ -302,6 +336,7 @@ impl Link {
         let end = now + self.tx_time(wire_bytes);
         let delivered = !self.errors.corrupts(wire_bytes);
         if self.next_change >= end {
+            self.last_tx_end = end;
             self.committed = Some(Committed {
                 started: now,
                 end,
@@ -358,6 +393,7 @@ impl Link {
     fn finish_variable_rate_tx(&mut self, now: Time) {
         let s = self.in_service.take().expect("tx_end set without a PDU");
         self.tx_end = Time::NEVER;
+        self.last_tx_end = now;
         self.stats.busy_ps += now.since(s.since).ps();
         let lost = (!s.delivered).then_some(s.pdu.flow);
         self.book(s.wire_bytes, s.pdu.priority, lost);
@@ -369,7 +405,7 @@ impl Link {
 
     /// Books a fixed-rate transmission that has ended by `now`. Called
     /// before the link changes or its statistics are read.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn settle(&mut self, now: Time) {
         if let Some(c) = self.committed {
             if c.end <= now {
@@ -473,6 +509,25 @@ impl Link {
     /// per PDU (a PDU counts as lost once its last bit has left).
     pub(crate) fn take_errored(&mut self, mut f: impl FnMut(u32)) {
         for flow in self.errored.drain(..) {
+            f(flow);
+        }
+    }
+
+    /// Whether the queue dropped PDUs at dequeue since `take_dropped` ran.
+    #[inline]
+    pub(crate) fn has_dropped(&self) -> bool {
+        !self.dequeued.flows.is_empty()
+    }
+
+    /// PDUs dropped at dequeue that `take_dropped` has not taken yet.
+    pub(crate) fn pending_drops(&self) -> u64 {
+        self.dequeued.flows.len() as u64
+    }
+
+    /// The flows of the PDUs the queue dropped at dequeue since the last
+    /// call, one entry per PDU.
+    pub(crate) fn take_dropped(&mut self, mut f: impl FnMut(u32)) {
+        for flow in self.dequeued.flows.drain(..) {
             f(flow);
         }
     }

@@ -16,6 +16,10 @@ pub struct LinkStats {
     pub(crate) tx_bytes: u64,
     pub drops: u64,
     pub(crate) drops_clp: u64,
+    /// Dropped early by an AQM at arrival (RED), though there was room.
+    pub(crate) drops_early: u64,
+    /// Admitted with their ECN field set to CE at arrival (RED).
+    pub(crate) marks: u64,
     /// PDUs lost to bit errors or per-PDU loss.
     pub(crate) errors: u64,
     pub(crate) busy_ps: u64,

@@ -223,3 +223,81 @@ fn queue_time_average_of_a_burst() {
     assert!((m - 1.0).abs() < 1e-12, "{m}");
     assert_eq!(l.stats.busy_ps, 3_000_000_000);
 }
+
+fn red_link(rate: f64) -> Link {
+    use crate::net::queue::{QueueConfig, RedConfig};
+    let cfg = RedConfig {
+        limit: Limit::Packets(100),
+        min_th: 5.0,
+        max_th: 15.0,
+        w_q: 0.5,
+        max_p: 0.1,
+        gentle: true,
+        adaptive: false,
+        ecn: false,
+        mean_packet_bytes: 1000,
+    };
+    Link::new(
+        0,
+        1,
+        QueueConfig::Red(cfg).build(),
+        CapacityProcess::constant(rate),
+        ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+        Duration(0),
+    )
+}
+
+#[test]
+fn red_decays_its_average_over_the_time_the_link_was_idle() {
+    // 1000 bytes at 8 Mb/s = 1 ms. Three PDUs at 0: the average sees
+    // queues 0, 0 and 1 (w_q 0.5): 0.5. The link idles from 3 ms; an
+    // arrival at 7 ms finds it idle for 4 packet times: 0.5 × 0.5^4 × 0.5.
+    let mut l = red_link(8e6);
+    for seq in 0..3 {
+        l.enqueue(Time(0), pdu(1000, seq));
+    }
+    let avg = |l: &Link| l.queue().red().unwrap().avg();
+    assert_eq!(avg(&l), 0.5);
+    run(&mut l);
+    let ms = 1_000_000_000;
+    l.enqueue(Time(7 * ms), pdu(1000, 3));
+    assert!(
+        (avg(&l) - 0.5 * 0.5f64.powi(5)).abs() < 1e-12,
+        "{}",
+        avg(&l)
+    );
+    // While a transmission is in progress there is no decay: one sample of 0.
+    let before = avg(&l);
+    l.enqueue(Time(7 * ms + ms / 2), pdu(1000, 4));
+    assert_eq!(avg(&l), before * 0.5);
+}
+
+#[test]
+fn codel_drops_at_dequeue_reach_the_link_s_pending_drops() {
+    use crate::net::queue::{CodelConfig, QueueConfig};
+    let cfg = CodelConfig {
+        limit: Limit::Packets(1000),
+        target_ps: Duration(5_000_000_000),
+        interval_ps: Duration(100_000_000_000),
+        ecn: false,
+    };
+    let mut l = Link::new(
+        0,
+        1,
+        QueueConfig::Codel(cfg).build(),
+        CapacityProcess::constant(8e6),
+        ErrorModel::new(0.0, 0.0, RngStream::new(1, "l")),
+        Duration(0),
+    );
+    // 400 PDUs at once, 1 ms each: sojourn grows past 5 ms and stays.
+    for seq in 0..400 {
+        l.enqueue(Time(0), pdu(1000, seq));
+    }
+    let got = run(&mut l);
+    let dropped = l.pending_drops();
+    assert!(dropped > 0);
+    assert_eq!(got.len() as u64 + dropped, 400);
+    let mut flows = 0;
+    l.take_dropped(|_| flows += 1);
+    assert_eq!((flows, l.pending_drops()), (dropped, 0));
+}

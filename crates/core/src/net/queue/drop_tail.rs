@@ -37,7 +37,7 @@ impl QueueDiscipline for DropTail {
         self.fifo.push(p);
     }
 
-    fn pop(&mut self, _now: Time) -> Option<Pdu> {
+    fn pop(&mut self, _now: Time, _out: &mut super::Dequeued) -> Option<Pdu> {
         self.fifo.pop()
     }
 

@@ -3,21 +3,35 @@
 //! - `drop_tail`: FIFO limited in packets or bytes.
 //! - `two_priority`: strict two-priority queue with a CLP=1 selective-
 //!   discard threshold (proactive-ATM thesis §4).
+//! - `red`: Random Early Detection, gentle and adaptive (an AQM that
+//!   decides at arrival).
+//! - `codel`: CoDel, RFC 8289 (an AQM that drops at dequeue).
 //!
 //! A discipline implements `QueueDiscipline`; `QueueConfig` is its entry in
 //! a scenario description and builds it, and `Queue` is the one dispatch
 //! point the link holds. Occupancy counts units waiting, not the one in
 //! transmission.
+//!
+//! An active queue management (AQM) discipline adds what drop-tail does
+//! not need: an arrival may change its state and draw random numbers
+//! (`Queue::admit`, with its own stream named after the link), a verdict
+//! may mark instead of drop (`Verdict::Marked`, `mark_or_drop`), and
+//! `pop` may discard PDUs at dequeue, handing them to the link in
+//! `Dequeued` for the world to book in their flows.
 
+mod codel;
 mod drop_tail;
 mod fifo;
+mod red;
 mod two_priority;
 
+pub use codel::{Codel, CodelConfig};
 pub use drop_tail::DropTail;
+pub use red::{Red, RedConfig};
 pub use two_priority::{LevelConfig, TwoPriority};
 
-use super::pdu::Pdu;
-use crate::engine::Time;
+use super::pdu::{ecn, Pdu};
+use crate::engine::{Check, ConfigError, Duration, Rate, RngStream, Time};
 use serde::{Deserialize, Serialize};
 
 /// A queue limit; in a scenario description `{"packets": n}` or
@@ -60,6 +74,43 @@ pub enum Verdict {
     DroppedFull,
     /// Discarded by the CLP=1 selective-discard threshold.
     DroppedClp,
+    /// Admitted with its ECN field set to CE, instead of an early drop.
+    Marked,
+    /// Discarded early by an AQM (RED's probabilistic drop) though there
+    /// was room.
+    DroppedEarly,
+}
+
+impl Verdict {
+    /// Whether the unit was admitted (marked or not).
+    #[inline]
+    pub fn admitted(self) -> bool {
+        matches!(self, Verdict::Queued | Verdict::Marked)
+    }
+}
+
+/// An AQM's early verdict on `p`: marked (its ECN field set to CE) when
+/// `ecn` is on and `p` is ECN-capable, dropped otherwise (RFC 3168 §5,
+/// RFC 7567 §4.2.1).
+pub(crate) fn mark_or_drop(p: &mut Pdu, ecn: bool) -> Verdict {
+    if ecn && p.ecn != ecn::NOT_ECT {
+        p.ecn = ecn::CE;
+        Verdict::Marked
+    } else {
+        Verdict::DroppedEarly
+    }
+}
+
+/// What a discipline discarded or marked at dequeue (CoDel): the link
+/// holds one, and the world takes `flows` to book each drop in its flow.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Dequeued {
+    /// The flow of each PDU dropped and not yet booked.
+    pub(crate) flows: Vec<u32>,
+    /// PDUs dropped at dequeue, in all.
+    pub(crate) drops: u64,
+    /// PDUs marked CE at dequeue, in all.
+    pub(crate) marks: u64,
 }
 
 /// What every queue discipline is to the link that holds it. The link asks
@@ -73,8 +124,9 @@ pub(crate) trait QueueDiscipline {
     fn admission(&self, p: &Pdu) -> Verdict;
     /// Stores `p`, which `admission` has just admitted.
     fn push(&mut self, p: Pdu, now: Time);
-    /// The next unit to transmit, if any.
-    fn pop(&mut self, now: Time) -> Option<Pdu>;
+    /// The next unit to transmit, if any; what it discards or marks on
+    /// the way goes to `out`.
+    fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu>;
     /// Units waiting.
     fn packets(&self) -> u64;
     /// Units of priority `level` waiting (0 high; 1 low and every other).
@@ -106,14 +158,39 @@ pub enum QueueConfig {
         /// The level of priority-1 PDUs, served when `high` is empty.
         low: LevelConfig,
     },
+    /// Random Early Detection (`queue.type = "red"`).
+    Red(RedConfig),
+    /// CoDel, RFC 8289 (`queue.type = "codel"`).
+    Codel(CodelConfig),
 }
 
 impl QueueConfig {
-    /// The discipline this entry describes, empty.
-    pub fn build(&self) -> Queue {
+    /// The discipline this entry describes, empty; a random one draws
+    /// from the stream `{at}.queue` of the run with `seed`.
+    pub fn build_at(&self, seed: u64, at: &str) -> Queue {
         match *self {
             QueueConfig::Droptail { limit } => Queue::DropTail(DropTail::new(limit)),
             QueueConfig::Priority { high, low } => Queue::TwoPriority(TwoPriority::new(high, low)),
+            QueueConfig::Red(c) => {
+                let rng = RngStream::new(seed, &format!("{at}.queue"));
+                Queue::Red(Box::new(Red::new(c, rng)))
+            }
+            QueueConfig::Codel(c) => Queue::Codel(Box::new(Codel::new(c))),
+        }
+    }
+
+    /// The discipline this entry describes, empty (a random one seeded 0).
+    pub fn build(&self) -> Queue {
+        self.build_at(0, "")
+    }
+}
+
+impl Check for QueueConfig {
+    fn check(&self) -> Result<(), ConfigError> {
+        match self {
+            QueueConfig::Red(c) => c.check(),
+            QueueConfig::Codel(c) => c.check(),
+            _ => Ok(()),
         }
     }
 }
@@ -129,6 +206,10 @@ pub enum Queue {
     DropTail(DropTail),
     /// A strict two-priority queue with CLP=1 selective discard.
     TwoPriority(TwoPriority),
+    /// RED; boxed, so that the link does not grow for the others.
+    Red(Box<Red>),
+    /// CoDel; boxed likewise.
+    Codel(Box<Codel>),
 }
 
 impl Queue {
@@ -148,15 +229,51 @@ impl Queue {
         match self {
             Queue::DropTail(q) => q.admission(p),
             Queue::TwoPriority(q) => q.admission(p),
+            Queue::Red(q) => q.admission(p),
+            Queue::Codel(q) => q.admission(p),
+        }
+    }
+
+    /// Decides on arriving `p` at `now`, which may change the queue's
+    /// state and `p`'s ECN field. `idle` says, for the disciplines that
+    /// ask, how long the link has been idle with nothing queued, and at
+    /// what rate it sends.
+    #[inline(always)]
+    pub(crate) fn admit(
+        &mut self,
+        p: &mut Pdu,
+        now: Time,
+        idle: impl FnOnce() -> Option<(Duration, Rate)>,
+    ) -> Verdict {
+        match self {
+            Queue::DropTail(q) => q.admission(p),
+            Queue::TwoPriority(q) => q.admission(p),
+            Queue::Red(q) => q.admit(p, now, idle()),
+            Queue::Codel(q) => q.admission(p),
+        }
+    }
+
+    /// Whether the discipline is an AQM, with keys of its own in the summary.
+    pub(crate) fn is_aqm(&self) -> bool {
+        matches!(self, Queue::Red(_) | Queue::Codel(_))
+    }
+
+    /// The RED queue, if it is one.
+    pub(crate) fn red(&self) -> Option<&Red> {
+        match self {
+            Queue::Red(q) => Some(q),
+            _ => None,
         }
     }
 
     /// Stores `p`, which `admission` has just admitted.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
         match self {
             Queue::DropTail(q) => q.push(p, now),
             Queue::TwoPriority(q) => q.push(p, now),
+            Queue::Red(q) => q.push(p, now),
+            Queue::Codel(q) => q.push(p, now),
         }
     }
 
@@ -169,29 +286,35 @@ impl Queue {
         v
     }
 
-    #[inline]
-    pub(crate) fn pop(&mut self, now: Time) -> Option<Pdu> {
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu> {
         match self {
-            Queue::DropTail(q) => q.pop(now),
-            Queue::TwoPriority(q) => q.pop(now),
+            Queue::DropTail(q) => q.pop(now, out),
+            Queue::TwoPriority(q) => q.pop(now, out),
+            Queue::Red(q) => q.pop(now, out),
+            Queue::Codel(q) => q.pop(now, out),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn packets(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets(),
             Queue::TwoPriority(q) => q.packets(),
+            Queue::Red(q) => q.packets(),
+            Queue::Codel(q) => q.packets(),
         }
     }
 
     /// Units of priority `level` waiting (in a drop-tail queue too, which
     /// serves both levels in arrival order).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn packets_at(&self, level: usize) -> u64 {
         match self {
             Queue::DropTail(q) => q.packets_at(level),
             Queue::TwoPriority(q) => q.packets_at(level),
+            Queue::Red(q) => q.packets_at(level),
+            Queue::Codel(q) => q.packets_at(level),
         }
     }
 
@@ -201,6 +324,8 @@ impl Queue {
         match self {
             Queue::DropTail(q) => q.bytes(),
             Queue::TwoPriority(q) => q.bytes(),
+            Queue::Red(q) => q.bytes(),
+            Queue::Codel(q) => q.bytes(),
         }
     }
 
@@ -209,6 +334,8 @@ impl Queue {
         match self {
             Queue::DropTail(q) => q.for_each_waiting(&mut f),
             Queue::TwoPriority(q) => q.for_each_waiting(&mut f),
+            Queue::Red(q) => q.for_each_waiting(&mut f),
+            Queue::Codel(q) => q.for_each_waiting(&mut f),
         }
     }
 }
@@ -234,7 +361,7 @@ mod tests {
         assert_eq!(q.push(pdu(100, 0, 0, 0), Time::ZERO), Verdict::Queued);
         assert_eq!(q.push(pdu(100, 0, 0, 1), Time::ZERO), Verdict::Queued);
         assert_eq!(q.push(pdu(100, 0, 0, 2), Time::ZERO), Verdict::DroppedFull);
-        assert_eq!(q.pop(Time::ZERO).unwrap().seq, 0);
+        assert_eq!(q.pop(Time::ZERO, &mut Dequeued::default()).unwrap().seq, 0);
         assert_eq!(q.packets(), 1);
     }
 
@@ -258,7 +385,9 @@ mod tests {
         q.push(pdu(53, 0, 0, 1), Time::ZERO);
         q.push(pdu(53, 1, 0, 2), Time::ZERO);
         q.push(pdu(53, 0, 0, 3), Time::ZERO);
-        let order: Vec<u64> = std::iter::from_fn(|| q.pop(Time::ZERO).map(|p| p.seq)).collect();
+        let order: Vec<u64> =
+            std::iter::from_fn(|| q.pop(Time::ZERO, &mut Dequeued::default()).map(|p| p.seq))
+                .collect();
         assert_eq!(order, vec![1, 3, 0, 2]);
     }
 

@@ -59,7 +59,7 @@ impl QueueDiscipline for TwoPriority {
         self.fifos[level(&p)].push(p);
     }
 
-    fn pop(&mut self, _now: Time) -> Option<Pdu> {
+    fn pop(&mut self, _now: Time, _out: &mut super::Dequeued) -> Option<Pdu> {
         self.fifos[0].pop().or_else(|| self.fifos[1].pop())
     }
 

@@ -89,7 +89,7 @@ impl LinkDesc {
         Ok(Link::new(
             from,
             to,
-            self.queue.build(),
+            self.queue.build_at(seed, &at),
             capacity,
             errors,
             self.delay_ps,
@@ -118,6 +118,7 @@ impl Check for LinkDesc {
         if self.loss_first.is_some() && self.loss_every.is_none() {
             return Err("loss_first needs loss_every".into());
         }
+        self.queue.check()?;
         self.capacity.check()
     }
 }
@@ -134,6 +135,10 @@ pub(crate) const METRICS: &[&str] = &[
     "throughput_high_bps",
     "throughput_low_bps",
     "slot_share_bps",
+    "marks",
+    "drops_early",
+    "drops_dequeue",
+    "red_avg",
 ];
 
 /// The value of link metric `metric` (an index into `METRICS`, then into
@@ -161,11 +166,18 @@ pub(crate) fn sample(
             link.settle(now);
             mem.per_interval(link.tx_bits_at(now), dt)
         }
-        "drops" => (link.stats.drops + link.stats.drops_clp) as f64,
+        "drops" => {
+            (link.stats.drops + link.stats.drops_clp + link.stats.drops_early + link.dequeued.drops)
+                as f64
+        }
         "queue_high_packets" => link.queue().packets_at(0) as f64,
         "queue_low_packets" => link.queue().packets_at(1) as f64,
         "throughput_high_bps" => level_rate(link, 0, now, mem, dt),
         "throughput_low_bps" => level_rate(link, 1, now, mem, dt),
+        "marks" => (link.stats.marks + link.dequeued.marks) as f64,
+        "drops_early" => link.stats.drops_early as f64,
+        "drops_dequeue" => link.dequeued.drops as f64,
+        "red_avg" => link.queue().red().map_or(f64::NAN, |r| r.avg()),
         _ => link.slot_share_bps().unwrap_or(f64::NAN),
     }
 }
@@ -231,6 +243,9 @@ fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
         f64::NAN
     };
     put(s, key("wait_max_s"), num(max));
+    if link.queue().is_aqm() {
+        aqm_keys(link, now, s, p);
+    }
     for (level, class) in ["high", "low"].iter().enumerate() {
         let bytes = st.tx_bytes_by_priority[level];
         put(
@@ -249,6 +264,35 @@ fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
             key(&format!("queue_max_{class}_packets")),
             st.queue_max_by_priority[level],
         );
+    }
+}
+
+/// The keys of a link whose queue is an AQM: marks, drops by cause, the
+/// sojourn time's distribution and RED's average. Only such links have
+/// them, so that other links' summaries stay as they were.
+fn aqm_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
+    let st = &link.stats;
+    let dq = &link.dequeued;
+    let key = |k: &str| format!("{p}{k}");
+    put(s, key("marks"), st.marks + dq.marks);
+    put(s, key("drops_overflow"), st.drops);
+    put(s, key("drops_early"), st.drops_early);
+    put(s, key("drops_dequeue"), dq.drops);
+    put(s, key("sojourn_mean_s"), num(st.wait.mean() * PS));
+    for (name, q) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
+        put(
+            s,
+            key(&format!("sojourn_{name}_s")),
+            num(st.wait.quantile(q) * PS),
+        );
+    }
+    if let Some(red) = link.queue().red() {
+        put(
+            s,
+            key("red_avg_mean"),
+            num(red.avg_over_time.mean(now.ps())),
+        );
+        put(s, key("red_max_p"), num(red.max_p()));
     }
 }
 

@@ -45,7 +45,6 @@ use crate::apps::FlowRecord;
 use crate::engine::{Duration, Scheduler, Slot, Time};
 use crate::net::iface::{Outbox, Via};
 use crate::net::port::{Admit, Port, PortCx};
-use crate::net::queue::Verdict;
 use crate::net::{AgentAddr, Next, Pdu};
 use component::{Component, Ctx, Series, Spawn, View};
 pub use fabric::Net;
@@ -130,14 +129,23 @@ pub struct World {
 }
 
 impl World {
-    /// Books the PDUs link `l` lost to errors in their flows. Done when the
+    /// Books the PDUs link `l` lost to errors, or its queue dropped at
+    /// dequeue, in their flows. Done when the
     /// link wakes (and at the end): errors found while a PDU was offered
     /// wait in the link until then (`Link::pending_errors` counts them).
+    #[inline]
     fn book_link_errors(&mut self, l: usize) {
-        if self.net.links[l].has_errored() {
-            let flows = &mut self.flows;
-            self.net.links[l].take_errored(|f| flows[f as usize].errored += 1);
+        let link = &self.net.links[l];
+        if link.has_errored() || link.has_dropped() {
+            self.book_link_losses(l);
         }
+    }
+
+    #[cold]
+    fn book_link_losses(&mut self, l: usize) {
+        let flows = &mut self.flows;
+        self.net.links[l].take_errored(|f| flows[f as usize].errored += 1);
+        self.net.links[l].take_dropped(|f| flows[f as usize].dropped += 1);
     }
 
     /// Everything due at link `l`. All arrivals are taken off the link,
@@ -275,7 +283,7 @@ impl World {
             }
         }
         let link = &mut self.net.links[l];
-        if link.enqueue(self.now, *p) != Verdict::Queued {
+        if !link.enqueue(self.now, *p).admitted() {
             self.flows[p.flow as usize].dropped += 1;
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
@@ -314,7 +322,7 @@ impl World {
         // nothing here calls a handler, so the buffer is free afterwards.
         for p in self.scratch.port_release.drain(..) {
             let link = &mut self.net.links[l];
-            if link.enqueue(self.now, p) != Verdict::Queued {
+            if !link.enqueue(self.now, p).admitted() {
                 self.flows[p.flow as usize].dropped += 1;
             }
             self.sched.update(self.net.link_slots[l], link.poll_at());

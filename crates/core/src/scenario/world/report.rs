@@ -44,7 +44,8 @@ fn summarise(w: &World) -> Summary {
 /// others: zero, or the run lost data without counting it.
 fn conservation(w: &World, in_flight: &[u64], s: &mut Summary) {
     let (sent, delivered) = (w.counts.pdus_sent, w.counts.pdus_delivered);
-    let dropped: u64 = w.flows.iter().map(|f| f.dropped).sum();
+    let dropped: u64 = w.flows.iter().map(|f| f.dropped).sum::<u64>()
+        + w.net.links.iter().map(|l| l.pending_drops()).sum::<u64>();
     let errored: u64 = w.flows.iter().map(|f| f.errored).sum::<u64>()
         + w.net.links.iter().map(|l| l.pending_errors()).sum::<u64>();
     let held: u64 = in_flight.iter().sum();
