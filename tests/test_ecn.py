@@ -74,3 +74,77 @@ def test_ecn_beta_needs_ecn_and_a_window_controller():
         "tcp.bulk.ecn_beta",
         "ignores ECE",
     )
+
+
+_RED_DUMBBELL = """
+[run]
+name = "red_ecn"
+duration = "30 s"
+seed = 1
+
+[nodes.a]
+type = "host"
+[nodes.b]
+type = "host"
+[nodes.r1]
+[nodes.r2]
+
+[links.acc]
+from = "a"
+to = "r1"
+rate = "100 Mbps"
+delay = "1 ms"
+duplex = true
+
+[links.bn]
+from = "r1"
+to = "r2"
+rate = "10 Mbps"
+delay = "20 ms"
+duplex = true
+queue = {{ type = "red", limit = "100 packets", min_th = 15, max_th = 45, ecn = true }}
+
+[links.egr]
+from = "r2"
+to = "b"
+rate = "100 Mbps"
+delay = "1 ms"
+duplex = true
+
+[tcp.f1]
+from = "a"
+to = "b"
+variant = "sack"
+ecn = {ecn}
+app = {{ type = "bulk" }}
+
+[tcp.f2]
+from = "a"
+to = "b"
+variant = "sack"
+ecn = {ecn}
+start = "1 s"
+app = {{ type = "bulk" }}
+"""
+
+
+def test_red_marks_what_tcp_sends_ect_and_drops_what_it_does_not(tmp_path):
+    # The two halves built apart meet here: a RED queue with ecn = true
+    # marks ECT(0) segments instead of dropping them, and TCP answers each
+    # marked window with one reduction and no retransmission; the same
+    # queue drops the segments of a TCP without ECN.
+    def run(ecn: bool) -> dict:
+        f = tmp_path / f"red_{ecn}.toml"
+        f.write_text(_RED_DUMBBELL.format(ecn=str(ecn).lower()))
+        return satcc.run(f).summary
+
+    on, off = run(True), run(False)
+    assert on["links.bn.marks"] > 10
+    assert on["links.bn.drops_early"] == 0 and on["links.bn.drops_overflow"] == 0
+    assert on["tcp.f1.retransmissions"] == 0 and on["tcp.f2.retransmissions"] == 0
+    assert on["tcp.f1.ecn_reductions"] + on["tcp.f2.ecn_reductions"] > 10
+    assert off["links.bn.marks"] == 0
+    assert off["links.bn.drops_early"] > 10
+    assert off["tcp.f1.retransmissions"] + off["tcp.f2.retransmissions"] > 10
+    for s in (on, off):
+        assert s["links.bn.utilisation"] > 0.9
