@@ -33,7 +33,7 @@
 //! and the wire form of a segment in `socket/segments.rs`.
 
 use super::congestion::{self, CongestionControl, Controller, Window};
-use super::cwv::{self, Validator};
+use super::cwv::Validator;
 use super::ecn::Ecn;
 use super::prr::Prr;
 use super::rack::{LossDetection, Rack};
@@ -44,13 +44,15 @@ use super::scoreboard::Scoreboard;
 use super::seq::unwrap;
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
-use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_ECE, TCP_SYN};
+use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
+mod ecn;
 mod handshake;
 mod rack_tlp;
 mod rate_based;
 mod recovery;
 mod segments;
+mod window_validation;
 
 /// Where a socket sits and where its segments go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -376,9 +378,7 @@ impl TcpSocket {
             _ => return,
         }
         if len > 0 {
-            let (marked, ack_now) = self.ecn.on_data(h.flags, pdu.ecn);
-            self.stats.ce_marks_received += u64::from(marked);
-            self.ack_now |= ack_now;
+            self.ecn_on_data(h.flags, pdu.ecn);
             self.on_data(now, unwrap(self.rx.rcv_nxt, h.seq), len);
         }
         if h.flags & TCP_ACK != 0 {
@@ -439,7 +439,8 @@ impl TcpSocket {
             if let Some(r) = &mut self.rate {
                 r.on_cum_ack(now, ack);
             }
-            self.on_new_ack(now, ack, mark, h.flags & TCP_ECE != 0, out);
+            let hold = self.ecn_holds_growth(h.flags);
+            self.on_new_ack(now, ack, mark, hold, out);
         } else if len == 0 && self.snd_max > self.snd_una {
             self.on_dup_ack(now, mark, out);
         }
@@ -448,9 +449,7 @@ impl TcpSocket {
             let advanced = ack > prev_una;
             self.rack_on_ack(now, ack, mark, &blocks[..n], advanced, pure_dup, out);
         }
-        if self.ecn.reduce_on(h.flags, self.snd_una) && self.ecn_responds() {
-            self.ecn_reduce(now);
-        }
+        self.ecn_on_ack(now, h.flags);
         // Last, as Linux's tcp_cong_control follows tcp_fastretrans_alert:
         // a rate-based controller sees the recovery state this ACK left
         // and sets the window, which no recovery rule overrides.
@@ -459,9 +458,9 @@ impl TcpSocket {
         }
     }
 
-    /// `mark`: the delivery mark before this ACK (for PRR); `ece`: it
+    /// `mark`: the delivery mark before this ACK (for PRR); `hold`: it
     /// echoes a CE mark, so cwnd does not grow on it (RFC 3168 §6.1.2).
-    fn on_new_ack(&mut self, now: Time, ack: u64, mark: u64, ece: bool, out: &mut Vec<Pdu>) {
+    fn on_new_ack(&mut self, now: Time, ack: u64, mark: u64, hold: bool, out: &mut Vec<Pdu>) {
         let acked = ack - self.snd_una;
         let rtt_sample = self.ack_rtt_sample(now, ack);
         if let Some((end, t)) = self.timing {
@@ -490,7 +489,7 @@ impl TcpSocket {
                 self.cwv.on_recovery_end(&mut w, self.retransmitted_bytes);
                 self.set_window(w);
             }
-        } else if self.validate_on_ack(now, ack) && !(ece && self.ecn.on() && self.ecn_responds()) {
+        } else if self.validate_on_ack(now, ack) && !hold {
             self.grow_cwnd(now, ack, acked, rtt_sample);
         }
         let partial = was_in_recovery && self.in_recovery();
@@ -525,28 +524,6 @@ impl TcpSocket {
         };
         self.cc.on_ack(&mut w, &a);
         self.set_window(w);
-    }
-
-    /// Whether cwnd may grow on this ACK: only while cwnd limits the flight
-    /// (RFC 7661 §4), or in RFC 7661's validated phase.
-    fn validate_on_ack(&mut self, now: Time, ack: u64) -> bool {
-        let mut w = self.window();
-        let s = self.send_state(now);
-        let grow = self.cwv.on_ack(&mut w, &s, ack, self.snd_max);
-        self.set_window(w);
-        grow
-    }
-
-    fn send_state(&self, now: Time) -> cwv::SendState {
-        cwv::SendState {
-            now,
-            cwnd_limited: self.cwnd_limited,
-            flight: self.snd_max - self.snd_una,
-            srtt: self.rtt.srtt(),
-            rto: self.rtt.rto(),
-            rwnd: self.peer_rwnd,
-            iw: self.cfg.initial_window_segments as u64 * self.cfg.mss as u64,
-        }
     }
 
     fn set_window(&mut self, w: Window) {
@@ -670,13 +647,7 @@ impl TcpSocket {
 
     fn send_segment(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Pdu>) {
         let mut p = self.data_segment(now, seq, len);
-        if self.ecn.on() {
-            let (field, flags) = self.ecn.stamp_data(seq >= self.snd_max);
-            p.ecn = field;
-            if let Header::Tcp(h) = &mut p.header {
-                h.flags |= flags;
-            }
-        }
+        self.ecn_stamp(&mut p, seq);
         out.push(p);
         self.account_send(now, seq, len);
     }
@@ -718,18 +689,6 @@ impl TcpSocket {
         }
         // Every data segment carries the current ACK.
         self.ack_sent();
-    }
-
-    fn send_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
-        out.push(self.segment(now, self.snd_nxt, 0, TCP_ACK));
-        self.stats.acks_sent += 1;
-        self.ack_sent();
-    }
-
-    fn ack_sent(&mut self) {
-        self.ack_now = false;
-        self.unacked_segments = 0;
-        self.delack_timer.cancel();
     }
 }
 

@@ -459,6 +459,11 @@ impl CongestionControl for Bbr {
         ssthresh
     }
 
+    /// Linux's `tcp_bbr` ignores ECE.
+    fn responds_to_ecn(&self) -> bool {
+        false
+    }
+
     fn wants_rate_samples(&self) -> bool {
         true
     }

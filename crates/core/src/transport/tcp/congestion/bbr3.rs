@@ -923,6 +923,11 @@ impl CongestionControl for Bbr3 {
         w.ssthresh
     }
 
+    /// BBRv3's ECN response (Linux's, below 5 ms RTT) is left out.
+    fn responds_to_ecn(&self) -> bool {
+        false
+    }
+
     fn wants_rate_samples(&self) -> bool {
         true
     }

@@ -104,6 +104,10 @@ pub(crate) trait CongestionControl {
     /// application-limited spell (Linux's `CA_EVENT_TX_START`; only with
     /// `wants_rate_samples`).
     fn on_tx_start(&mut self, _now: Time, _w: &Window) {}
+    /// Whether an ECN echo (ECE) reduces the window (RFC 3168 §6.1.2).
+    fn responds_to_ecn(&self) -> bool {
+        true
+    }
     /// The handshake is over; `srtt` is the SRTT its SYN exchange gave, if
     /// any (Linux's `init` at `tcp_init_transfer`; not called when the
     /// connection starts without a handshake).
@@ -216,6 +220,9 @@ impl CongestionControl for Controller {
     }
     fn on_established(&mut self, srtt: Option<Duration>) {
         self.inner_mut().on_established(srtt)
+    }
+    fn responds_to_ecn(&self) -> bool {
+        self.inner().responds_to_ecn()
     }
     fn pacing_rate(&self, w: &Window, srtt: Option<Duration>) -> Option<f64> {
         self.inner().pacing_rate(w, srtt)

@@ -10,7 +10,7 @@
 use super::{Recovery, State, TcpSocket};
 use crate::engine::Time;
 use crate::net::pdu::{Pdu, TCP_ACK, TCP_SYN};
-use crate::transport::tcp::congestion::{self, CongestionControl};
+use crate::transport::tcp::congestion::CongestionControl;
 use crate::transport::tcp::prr::{Bound, Prr};
 use crate::transport::tcp::{ReductionBasis, Variant};
 
@@ -225,38 +225,6 @@ impl TcpSocket {
             prr,
         };
         self.timing = None; // Karn: the timed segment may be retransmitted
-    }
-
-    /// Whether ECE reduces the window: not with BBR v1 (Linux's
-    /// `tcp_bbr` ignores it) nor BBRv3 (its ECN response is left out).
-    pub(super) fn ecn_responds(&self) -> bool {
-        !matches!(
-            self.cfg.congestion_control,
-            congestion::Kind::Bbr | congestion::Kind::Bbr3
-        )
-    }
-
-    /// RFC 3168 §6.1.2: an ECE outside loss recovery reduces as a loss
-    /// would (the controller's `on_congestion`), without a retransmission,
-    /// cwnd going straight to ssthresh (Linux paces this with PRR in its
-    /// CWR state; not modelled). The next new segment carries CWR.
-    pub(super) fn ecn_reduce(&mut self, now: Time) {
-        if self.state != State::Established || self.in_recovery() || self.snd_una < self.loss_until
-        {
-            return;
-        }
-        let flight = self.snd_max - self.snd_una;
-        let basis = self.reduction_basis(flight);
-        self.ssthresh = self.cc.on_congestion(now, &self.window(), basis);
-        if let Some(beta) = self.cfg.ecn_beta {
-            // RFC 8511 §3: the controller keeps its state from the call
-            // above (CUBIC's W_max); only the reduction is gentler.
-            let mss = self.cfg.mss as u64;
-            self.ssthresh = ((basis as f64 * beta) as u64).max(2 * mss);
-        }
-        self.cwnd = self.ssthresh;
-        self.ecn.reduced(self.snd_max);
-        self.stats.ecn_reductions += 1;
     }
 
     // ----- retransmission timer -----

@@ -11,6 +11,18 @@ use crate::net::pdu::{Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 use crate::transport::tcp::seq::wire;
 
 impl TcpSocket {
+    pub(super) fn send_ack(&mut self, now: Time, out: &mut Vec<Pdu>) {
+        out.push(self.segment(now, self.snd_nxt, 0, TCP_ACK));
+        self.stats.acks_sent += 1;
+        self.ack_sent();
+    }
+
+    pub(super) fn ack_sent(&mut self) {
+        self.ack_now = false;
+        self.unacked_segments = 0;
+        self.delack_timer.cancel();
+    }
+
     pub(super) fn data_segment(&self, now: Time, seq: u64, len: u64) -> Pdu {
         self.segment(now, seq, len, TCP_ACK)
     }
