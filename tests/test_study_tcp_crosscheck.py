@@ -16,7 +16,7 @@ from satcc import studies
 from satcc.studies import loss_pattern, ns2, tcp_crosscheck
 from satcc.studies.ns2 import Case, Flow
 from satcc.studies.spec import Study
-from satcc.studies.tcp_crosscheck import claims, model
+from satcc.studies.tcp_crosscheck import claims, model, response
 from satcc.studies.tcp_crosscheck import table as terminal_table
 
 NO_NS2 = "ns-2 (`ns`, Debian package ns2) is not installed: bash scripts/ensure-ns2.sh"
@@ -345,25 +345,27 @@ def test_quick_mode_runs_one_hybla_case():
 
 def test_hybla_window_is_mathis_times_rho():
     # rho = 1 is Mathis et al.'s Reno, with delayed ACKs and without.
-    assert model.hybla_window(1.0, 1e-2) == pytest.approx(math.sqrt(3 / 4) / 0.1)
-    assert model.hybla_window(1.0, 1e-2, delayed_ack=False) == pytest.approx(math.sqrt(1.5) / 0.1)
+    assert response.hybla_window(1.0, 1e-2) == pytest.approx(math.sqrt(3 / 4) / 0.1)
+    assert response.hybla_window(1.0, 1e-2, delayed_ack=False) == pytest.approx(
+        math.sqrt(1.5) / 0.1
+    )
     # rho^2 per RTT (halved by delayed ACKs), halving at a loss: the average
     # of the sawtooth W/2..W with 1/p packets per cycle, 3 W^2 / (8 a) = 1/p.
     a, p = 22.0**2 / 2, 1e-3
     peak = math.sqrt(8 * a / (3 * p))
-    assert model.hybla_window(22.0, p) == pytest.approx(0.75 * peak)
-    assert model.hybla_window(22.0, p) == pytest.approx(602.5, abs=0.1)
+    assert response.hybla_window(22.0, p) == pytest.approx(0.75 * peak)
+    assert response.hybla_window(22.0, p) == pytest.approx(602.5, abs=0.1)
     with pytest.raises(ValueError):
-        model.hybla_window(0.5, 1e-3)
+        response.hybla_window(0.5, 1e-3)
     lossy = model.BY_LABEL["loss 3e-3 hybla delack RTT 41 ms"].case
     rtt = lossy.rtt_s()
-    expect = model.hybla_window(1.5, 3e-3) * 1460 * 8 / rtt / 1e6
-    assert model._hybla_model(lossy) == pytest.approx(expect)
-    assert all(math.isnan(x) for x in model._models(lossy))
-    assert math.isnan(model._cubic_model(lossy))
-    assert math.isnan(model._hybla_model(model.BY_LABEL["GEO buffer-limited hybla"].case))
+    expect = response.hybla_window(1.5, 3e-3) * 1460 * 8 / rtt / 1e6
+    assert response.hybla_model(lossy) == pytest.approx(expect)
+    assert all(math.isnan(x) for x in response.reno_models(lossy))
+    assert math.isnan(response.cubic_model(lossy))
+    assert math.isnan(response.hybla_model(model.BY_LABEL["GEO buffer-limited hybla"].case))
     reno = model.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
-    assert math.isnan(model._hybla_model(reno))
+    assert math.isnan(response.hybla_model(reno))
 
 
 def test_every_reference_names_a_run_in_both_modes():
@@ -386,37 +388,41 @@ def test_quick_mode_runs_one_cubic_case():
 
 def test_models_apply_where_they_should():
     window = model.BY_LABEL["GEO window-limited W=32"].case
-    padhye, mathis = model._models(window)
+    padhye, mathis = response.reno_models(window)
     assert padhye == pytest.approx(32 * 1460 * 8 / window.rtt_s() / 1e6)
     assert math.isnan(mathis)
-    assert all(math.isnan(x) for x in model._models(model.BY_LABEL["GEO buffer-limited sack"].case))
+    assert all(
+        math.isnan(x) for x in response.reno_models(model.BY_LABEL["GEO buffer-limited sack"].case)
+    )
     lossy = model.BY_LABEL["loss 1e-3 newreno delack LT minRTO 1s"].case
-    assert all(math.isfinite(x) for x in model._models(lossy))
-    assert math.isnan(model._cubic_model(lossy))
+    assert all(math.isfinite(x) for x in response.reno_models(lossy))
+    assert math.isnan(response.cubic_model(lossy))
     # CUBIC rows: its own model, not Padhye's or Mathis's.
     cubic = model.BY_LABEL["loss 1e-3 cubic delack"].case
-    assert all(math.isnan(x) for x in model._models(cubic))
+    assert all(math.isnan(x) for x in response.reno_models(cubic))
     rtt = cubic.rtt_s()
-    expect = model.cubic_window(rtt, 1e-3) * 1460 * 8 / rtt / 1e6
-    assert model._cubic_model(cubic) == pytest.approx(expect)
-    assert math.isnan(model._cubic_model(model.BY_LABEL["GEO buffer-limited cubic"].case))
+    expect = response.cubic_window(rtt, 1e-3) * 1460 * 8 / rtt / 1e6
+    assert response.cubic_model(cubic) == pytest.approx(expect)
+    assert math.isnan(response.cubic_model(model.BY_LABEL["GEO buffer-limited cubic"].case))
 
 
 def test_cubic_window_is_rfc9438s_response_function_with_its_reno_floor():
     # (C (3 + b) / (4 (1 - b)))^(1/4) = (0.4 * 3.7 / 1.2)^(1/4) = 1.05383, and
     # 0.556^(3/4) = 0.643856, (1e-3)^(-3/4) = 177.828: 120.66 segments
     # (RFC 9438 §5.1 writes the constant as 1.054).
-    assert model.cubic_window(0.556, 1e-3) == pytest.approx(120.66, abs=0.01)
-    assert model.cubic_window(0.1, 1e-4) == pytest.approx(1.054 * 0.1**0.75 / 1e-4**0.75, rel=1e-3)
+    assert response.cubic_window(0.556, 1e-3) == pytest.approx(120.66, abs=0.01)
+    assert response.cubic_window(0.1, 1e-4) == pytest.approx(
+        1.054 * 0.1**0.75 / 1e-4**0.75, rel=1e-3
+    )
     # Short RTT: W_cubic (1.054 segments at 10 ms, p = 1 %) is below the
     # Reno-friendly AIMD(alpha_cubic, 0.7) average, Reno's sqrt(3 / (2p)).
-    assert model.cubic_window(0.01, 1e-2) == pytest.approx(math.sqrt(150))
+    assert response.cubic_window(0.01, 1e-2) == pytest.approx(math.sqrt(150))
     # RFC 9438 §5.1, Table 1 (RTT 0.1 s, C = 0.4): 187 segments at 1e-4,
     # the Reno floor (38) at 1e-3.
-    assert round(model.cubic_window(0.1, 1e-4)) == 187
-    assert round(model.cubic_window(0.1, 1e-3)) == 39
+    assert round(response.cubic_window(0.1, 1e-4)) == 187
+    assert round(response.cubic_window(0.1, 1e-3)) == 39
     with pytest.raises(ValueError):
-        model.cubic_window(0.1, 0.0)
+        response.cubic_window(0.1, 0.0)
 
 
 @needs_ns2

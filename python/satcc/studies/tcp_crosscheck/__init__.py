@@ -1,6 +1,7 @@
 """Study `tcp-crosscheck`: the cases, scenarios and metrics (`model`, whose
-docstring describes the study), what is judged and shown (`claims`), the
-terminal table (`table`), and the study they make."""
+docstring describes the study), the closed-form averages shown beside the
+rows (`response`), what is judged and shown (`claims`), the terminal table
+(`table`), and the study they make."""
 
 from __future__ import annotations
 
