@@ -128,11 +128,7 @@ impl Codel {
 
 impl QueueDiscipline for Codel {
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self
-            .cfg
-            .limit
-            .fits(self.fifo.len(), self.fifo.bytes, p.bytes)
-        {
+        if self.fifo.fits(self.cfg.limit, p.bytes) {
             Verdict::Queued
         } else {
             Verdict::DroppedFull
@@ -196,7 +192,7 @@ impl QueueDiscipline for Codel {
     }
 
     fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.by_priority[level.min(1)]
+        self.fifo.packets_at(level)
     }
 
     fn bytes(&self) -> u64 {
@@ -204,7 +200,7 @@ impl QueueDiscipline for Codel {
     }
 
     fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.q.iter().for_each(f);
+        self.fifo.for_each(f);
     }
 }
 

@@ -26,7 +26,7 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self.limit.fits(self.fifo.len(), self.fifo.bytes, p.bytes) {
+        if self.fifo.fits(self.limit, p.bytes) {
             Verdict::Queued
         } else {
             Verdict::DroppedFull
@@ -46,7 +46,7 @@ impl QueueDiscipline for DropTail {
     }
 
     fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.by_priority[level.min(1)]
+        self.fifo.packets_at(level)
     }
 
     fn bytes(&self) -> u64 {
@@ -54,6 +54,6 @@ impl QueueDiscipline for DropTail {
     }
 
     fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.q.iter().for_each(f);
+        self.fifo.for_each(f);
     }
 }

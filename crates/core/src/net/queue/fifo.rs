@@ -1,6 +1,7 @@
 //! A first-in first-out buffer with the occupancy counters every
 //! discipline reports: packets, bytes, and packets per CLP/priority level.
 
+use super::Limit;
 use crate::net::pdu::Pdu;
 use std::collections::VecDeque;
 
@@ -36,6 +37,20 @@ impl Fifo {
 
     pub(super) fn len(&self) -> u64 {
         self.q.len() as u64
+    }
+
+    /// Whether a PDU of `add` bytes still fits under `limit`.
+    pub(super) fn fits(&self, limit: Limit, add: u32) -> bool {
+        limit.fits(self.len(), self.bytes, add)
+    }
+
+    /// Units waiting at priority `level` (0 high; 1 low and every other).
+    pub(super) fn packets_at(&self, level: usize) -> u64 {
+        self.by_priority[level.min(1)]
+    }
+
+    pub(super) fn for_each(&self, f: &mut dyn FnMut(&Pdu)) {
+        self.q.iter().for_each(f);
     }
 }
 

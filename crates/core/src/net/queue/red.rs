@@ -177,12 +177,7 @@ impl Red {
         } else {
             self.above_min = false;
         }
-        if verdict.admitted()
-            && !self
-                .cfg
-                .limit
-                .fits(self.fifo.len(), self.fifo.bytes, p.bytes)
-        {
+        if verdict.admitted() && !self.fifo.fits(self.cfg.limit, p.bytes) {
             self.count = 0;
             return Verdict::DroppedFull;
         }
@@ -233,11 +228,7 @@ impl QueueDiscipline for Red {
     /// Whether the limit would take `p` (the early decision is random and
     /// is made only by `admit`).
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self
-            .cfg
-            .limit
-            .fits(self.fifo.len(), self.fifo.bytes, p.bytes)
-        {
+        if self.fifo.fits(self.cfg.limit, p.bytes) {
             Verdict::Queued
         } else {
             Verdict::DroppedFull
@@ -257,7 +248,7 @@ impl QueueDiscipline for Red {
     }
 
     fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.by_priority[level.min(1)]
+        self.fifo.packets_at(level)
     }
 
     fn bytes(&self) -> u64 {
@@ -265,7 +256,7 @@ impl QueueDiscipline for Red {
     }
 
     fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.q.iter().for_each(f);
+        self.fifo.for_each(f);
     }
 }
 
