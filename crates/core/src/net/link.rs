@@ -14,6 +14,7 @@ use super::delay_line::DelayLine;
 use super::error_model::ErrorModel;
 use super::framing::Framing;
 pub(crate) use super::link_stats::LinkStats;
+use super::link_stats::StandingDelay;
 use super::pdu::Pdu;
 use super::queue::{Dequeued, Queue, Verdict};
 use super::slot_schedule::SlotSchedule;
@@ -21,6 +22,9 @@ use crate::engine::{Duration, Rate, Time};
 
 /// An empty transmission-time cache: no PDU has `u32::MAX` bytes.
 const NO_TX_TIME: (u32, Duration) = (u32::MAX, Duration(0));
+/// The window of an AQM link's standing delay: CoDel's default interval
+/// (RFC 8289 §4.5), the time a queue is given to drain a burst.
+const STANDING_WINDOW: Duration = Duration(100_000_000_000);
 
 /// A fixed-rate transmission whose outcome is decided but not yet booked.
 #[derive(Copy, Clone, Debug)]
@@ -110,6 +114,10 @@ impl Link {
         delay: Duration,
     ) -> Link {
         let (rate, next_change) = (capacity.rate(), capacity.next_change());
+        let mut stats = LinkStats::default();
+        if queue.is_aqm() {
+            stats.standing = Some(StandingDelay::new(STANDING_WINDOW.ps()));
+        }
         Link {
             from,
             to,
@@ -127,7 +135,7 @@ impl Link {
             tx_time_cache: NO_TX_TIME,
             capacity_bits: 0.0,
             capacity_since: Time::ZERO,
-            stats: LinkStats::default(),
+            stats,
             errored: Vec::new(),
             last_tx_end: Time::ZERO,
             dequeued: Dequeued::default(),
@@ -328,7 +336,11 @@ impl Link {
     }
 
     fn start_tx(&mut self, now: Time, pdu: Pdu) {
-        self.stats.wait.record(now.since(pdu.enqueued).ps());
+        let sojourn = now.since(pdu.enqueued).ps();
+        self.stats.wait.record(sojourn);
+        if let Some(standing) = self.stats.standing.as_mut() {
+            standing.record(now.ps(), sojourn);
+        }
         if let Some(c) = self.capture.as_deref_mut() {
             c.record(now, &pdu);
         }

@@ -35,6 +35,68 @@ pub struct LinkStats {
     pub(crate) tx_bytes_by_priority: [u64; 2],
     /// Largest number waiting at each priority level.
     pub(crate) queue_max_by_priority: [u64; 2],
+    /// The standing queueing delay, kept on AQM links only.
+    pub(crate) standing: Option<StandingDelay>,
+}
+
+/// The standing queue delay of Nichols and Jacobson ("Controlling Queue
+/// Delay", ACM Queue 10(5), 2012; RFC 8289 §2): the least sojourn time in
+/// each window of `window`, the part of the queue that does not drain. A
+/// burst that clears within a window does not raise it, which is why it,
+/// and not the mean or the median, is what CoDel holds at its target.
+/// Windows in which nothing was transmitted are left out.
+#[derive(Clone, Debug)]
+pub(crate) struct StandingDelay {
+    window_ps: u64,
+    /// End of the current window, and the least sojourn in it so far.
+    window_end: u64,
+    least: u64,
+    /// Sum and count of the finished windows' least sojourns.
+    sum_ps: f64,
+    windows: u64,
+}
+
+impl StandingDelay {
+    /// Standing delay over windows of `window_ps` (> 0) from time zero.
+    pub(crate) fn new(window_ps: u64) -> StandingDelay {
+        StandingDelay {
+            window_ps,
+            window_end: window_ps,
+            least: u64::MAX,
+            sum_ps: 0.0,
+            windows: 0,
+        }
+    }
+
+    /// A PDU that waited `sojourn_ps` starts its transmission at `now_ps`.
+    #[inline]
+    pub(crate) fn record(&mut self, now_ps: u64, sojourn_ps: u64) {
+        if now_ps >= self.window_end {
+            self.close();
+            self.window_end = (now_ps / self.window_ps + 1) * self.window_ps;
+        }
+        self.least = self.least.min(sojourn_ps);
+    }
+
+    fn close(&mut self) {
+        if self.least != u64::MAX {
+            self.sum_ps += self.least as f64;
+            self.windows += 1;
+            self.least = u64::MAX;
+        }
+    }
+
+    /// The mean of the windows' least sojourns (ps), the current window
+    /// counted if anything was sent in it; NaN if nothing was.
+    pub(crate) fn mean_ps(&self) -> f64 {
+        let mut all = self.clone();
+        all.close();
+        if all.windows == 0 {
+            f64::NAN
+        } else {
+            all.sum_ps / all.windows as f64
+        }
+    }
 }
 
 impl LinkStats {
@@ -68,6 +130,22 @@ impl LinkStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standing_delay_is_the_mean_of_each_windows_least_sojourn() {
+        let mut d = StandingDelay::new(100);
+        // Window [0, 100): 30 then 5; [100, 200): nothing; [200, 300): 50.
+        d.record(10, 30);
+        d.record(90, 5);
+        d.record(250, 50);
+        assert_eq!(d.mean_ps(), 27.5);
+        // A burst's large sojourns do not raise a window's least.
+        d.record(260, 1000);
+        assert_eq!(d.mean_ps(), 27.5);
+        d.record(300, 1);
+        assert_eq!(d.mean_ps(), (5.0 + 50.0 + 1.0) / 3.0);
+        assert!(StandingDelay::new(100).mean_ps().is_nan());
+    }
 
     #[test]
     fn sent_counts_by_priority_level_with_low_levels_merged() {

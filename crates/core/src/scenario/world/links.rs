@@ -279,6 +279,9 @@ fn aqm_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
     put(s, key("drops_early"), st.drops_early);
     put(s, key("drops_dequeue"), dq.drops);
     put(s, key("sojourn_mean_s"), num(st.wait.mean() * PS));
+    if let Some(standing) = &st.standing {
+        put(s, key("sojourn_standing_s"), num(standing.mean_ps() * PS));
+    }
     for (name, q) in [("p50", 0.5), ("p95", 0.95), ("p99", 0.99)] {
         put(
             s,
