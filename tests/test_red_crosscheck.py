@@ -31,6 +31,17 @@ def case(delay_s: float, duration_s: float, warmup_s: float) -> Case:
     )
 
 
+def test_with_ecn_red_sets_the_bit_and_every_sender_is_ecn_capable():
+    c = case(0.02, 100.0, 20.0)
+    script = red_crosscheck.tcl_script(c, red_crosscheck.Red(ecn=True), 1)
+    lines = [line.strip() for line in script.split("\n")]
+    assert "Queue/RED set setbit_ true" in lines and "Agent/TCP set ecn_ 1" in lines
+    # A class default reaches only the agents created after it.
+    assert script.index("Agent/TCP set ecn_ 1") < script.index("new Agent/TCP")
+    s = red_crosscheck.scenario(c, red_crosscheck.Red(ecn=True))
+    assert s["links"]["bn"]["queue"]["ecn"] and all(t["ecn"] for t in s["tcp"].values())
+
+
 def test_the_script_sets_red_in_packet_mode_on_the_bottleneck_only():
     c = case(0.02, 100.0, 20.0)
     lines = [
@@ -55,19 +66,24 @@ def test_the_script_sets_red_in_packet_mode_on_the_bottleneck_only():
 # (one-way bottleneck delay, duration, warm-up), tolerances (relative) of
 # the average queue, drops per second, utilisation. GEO drops are few
 # (about 100 in the window), so their count carries ~10 % Poisson noise.
+# With ECN (RED's `setbit_`, every sender ECN-capable) the early drops
+# become marks: both simulators drop nothing in the window (absolute).
 CASES = {
-    "terrestrial 20 ms": ((0.02, 100.0, 20.0), (0.10, 0.10, 0.02)),
-    "GEO 250 ms": ((0.25, 300.0, 60.0), (0.10, 0.25, 0.02)),
+    "terrestrial 20 ms": ((0.02, 100.0, 20.0), False, (0.10, 0.10, 0.02)),
+    "GEO 250 ms": ((0.25, 300.0, 60.0), False, (0.10, 0.25, 0.02)),
+    "terrestrial 20 ms, ECN": ((0.02, 100.0, 20.0), True, (0.10, 0.0, 0.02)),
 }
 
 
 @needs_ns2
 @pytest.mark.parametrize("label", list(CASES))
 def test_red_agrees_with_ns2(label):
-    (delay, duration, warmup), tolerances = CASES[label]
+    (delay, duration, warmup), ecn, tolerances = CASES[label]
     c = case(delay, duration, warmup)
-    red = red_crosscheck.Red()
+    red = red_crosscheck.Red(ecn=ecn)
     theirs = red_crosscheck.parse(ns2.run_script(red_crosscheck.tcl_script(c, red, 1)), c)
-    ours = red_crosscheck.satcc_figures(satcc.run(red_crosscheck.scenario(c, red)), c)
+    result = satcc.run(red_crosscheck.scenario(c, red))
+    ours = red_crosscheck.satcc_figures(result, c)
     for key, tol in zip(("avg_queue", "drops_per_s", "utilisation"), tolerances, strict=True):
         assert math.isclose(ours[key], theirs[key], rel_tol=tol), (key, ours, theirs)
+    assert (result.summary["links.bn.marks"] > 0) == ecn

@@ -32,6 +32,9 @@ class Red:
     w_q: float = 0.002
     max_p: float = 0.1
     gentle: bool = True
+    # ECN: RED marks ECN-capable packets (ns-2's `setbit_`) and every
+    # sender is ECN-capable (ns-2's `Agent/TCP ecn_`, satcc's `ecn`).
+    ecn: bool = False
 
 
 def tcl_script(case: Case, red: Red, seed: int) -> str:
@@ -50,12 +53,14 @@ def tcl_script(case: Case, red: Red, seed: int) -> str:
         f"Queue/RED set q_weight_ {red.w_q:g}",
         f"Queue/RED set linterm_ {1 / red.max_p:g}",
         f"Queue/RED set gentle_ {'true' if red.gentle else 'false'}",
-        "Queue/RED set setbit_ false",
+        f"Queue/RED set setbit_ {'true' if red.ecn else 'false'}",
         "Queue/RED set wait_ true",
         "Queue/RED set mean_pktsize_ 500",
         f"$ns simplex-link $r1 $r2 {rate} {delay} RED",
         f"$ns simplex-link $r2 $r1 {rate} {delay} DropTail",
     ]
+    if red.ecn:
+        settings.append("Agent/TCP set ecn_ 1")
     script = script.replace(duplex, "\n".join(settings))
     script = script.replace(
         f"$ns queue-limit $r1 $r2 {case.queue_limit}", f"$ns queue-limit $r1 $r2 {red.limit}"
@@ -114,7 +119,10 @@ def scenario(case: Case, red: Red) -> dict:
         "w_q": red.w_q,
         "max_p": red.max_p,
         "gentle": red.gentle,
+        "ecn": red.ecn,
     }
+    for tcp in s["tcp"].values():
+        tcp["ecn"] = red.ecn
     s["run"]["sample_interval"] = f"{SAMPLE_S} s"
     s["probes"] = {
         "avg": {"link": "bn", "metric": "red_avg"},
