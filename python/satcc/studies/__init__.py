@@ -8,6 +8,7 @@ from __future__ import annotations
 from satcc.studies import (
     abr_effcap,
     abr_lrd_vbr,
+    aqm,
     netpipe_satellite,
     proactive_atm,
     queueing_theory,
@@ -31,6 +32,7 @@ STUDIES: dict[str, Study] = {
         tfrc_dama.STUDY,
         tfrc_crosscheck.STUDY,
         proactive_atm.STUDY,
+        aqm.STUDY,
     )
 }
 
