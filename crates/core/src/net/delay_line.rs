@@ -1,14 +1,19 @@
-//! Propagation over a link as a FIFO delay line: PDUs leave the transmitter
-//! in order and arrive in order, so only the head's arrival needs to be
-//! scheduled, not one event per PDU in flight (a GEO hop at OC-3 holds about
-//! 100 000 cells).
+//! Propagation over a link as a delay line kept in arrival order: only the
+//! head's arrival needs to be scheduled, not one event per PDU in flight (a
+//! GEO hop at OC-3 holds about 100 000 cells). With a fixed delay PDUs
+//! arrive in the order they left; with a delay that changes over time
+//! (`delay_schedule`) a PDU launched after the path shortened may arrive
+//! before earlier ones, and is put in its place.
 
+use super::delay_schedule::{DelayCursor, DelaySchedule};
 use super::pdu::Pdu;
 use crate::engine::{Duration, Time};
 use std::collections::VecDeque;
 
 pub(crate) struct DelayLine {
     delay: Duration,
+    /// The delay over time, when it changes (a moving path).
+    schedule: Option<Box<DelayCursor>>,
     in_flight: VecDeque<(Time, Pdu)>,
 }
 
@@ -16,13 +21,56 @@ impl DelayLine {
     pub(crate) fn new(delay: Duration) -> DelayLine {
         DelayLine {
             delay,
+            schedule: None,
             in_flight: VecDeque::new(),
         }
     }
 
-    /// A PDU whose last bit left the transmitter at `now`.
-    pub(crate) fn push(&mut self, now: Time, p: Pdu) {
-        self.in_flight.push_back((now + self.delay, p));
+    /// A line whose delay follows `schedule` instead.
+    pub(crate) fn scheduled(schedule: DelaySchedule) -> DelayLine {
+        DelayLine {
+            schedule: Some(Box::new(DelayCursor::new(schedule))),
+            ..DelayLine::new(Duration(0))
+        }
+    }
+
+    /// A PDU whose last bit left the transmitter at `now` (never earlier
+    /// than the last one's). Gives it back if no path exists at `now`.
+    #[inline]
+    pub(crate) fn push(&mut self, now: Time, p: Pdu) -> Option<Pdu> {
+        match self.schedule.as_deref_mut() {
+            None => {
+                self.in_flight.push_back((now + self.delay, p));
+                None
+            }
+            Some(cursor) => match cursor.advance_to(now) {
+                Some(delay) => {
+                    self.insert(now + delay, p);
+                    None
+                }
+                None => Some(p),
+            },
+        }
+    }
+
+    /// Puts `p` behind every PDU arriving no later than `at`: usually at
+    /// the back; after the path shortened, ahead of those it overtakes.
+    fn insert(&mut self, at: Time, p: Pdu) {
+        let place = self.in_flight.partition_point(|(t, _)| *t <= at);
+        self.in_flight.insert(place, (at, p));
+    }
+
+    /// The propagation delay at `t`: none while no path exists.
+    pub(crate) fn delay_at(&self, t: Time) -> Option<Duration> {
+        match &self.schedule {
+            None => Some(self.delay),
+            Some(cursor) => cursor.at(t),
+        }
+    }
+
+    /// Whether the delay changes over time.
+    pub(crate) fn is_scheduled(&self) -> bool {
+        self.schedule.is_some()
     }
 
     /// Arrival time of the head, `Time::NEVER` when empty.
@@ -96,5 +144,36 @@ mod tests {
         assert!(d.pop_arrived(Time(99)).is_none());
         assert_eq!(d.pop_arrived(Time(100)).unwrap().seq, 1);
         assert_eq!(d.head_arrival(), Time(105));
+    }
+
+    fn pdu(seq: u64) -> Pdu {
+        Pdu {
+            seq,
+            ..Pdu::default()
+        }
+    }
+
+    #[test]
+    fn a_shorter_path_overtakes_and_no_path_gives_the_pdu_back() {
+        // 100 until 50, then 20 (the path shortened), none from 200 on.
+        let mut d = DelayLine::scheduled(DelaySchedule {
+            times_ps: vec![Duration(0), Duration(50), Duration(200)],
+            delays_ps: vec![Some(Duration(100)), Some(Duration(20)), None],
+        });
+        assert!(d.push(Time(0), pdu(1)).is_none()); // arrives 100
+        assert!(d.push(Time(40), pdu(2)).is_none()); // arrives 140
+        assert!(d.push(Time(60), pdu(3)).is_none()); // arrives 80: first
+        assert!(d.push(Time(80), pdu(4)).is_none()); // arrives 100: after 1
+        assert_eq!(d.push(Time(200), pdu(5)).map(|p| p.seq), Some(5));
+        let mut order = vec![];
+        for t in [80, 100, 140] {
+            assert_eq!(d.head_arrival(), Time(t));
+            while let Some(p) = d.pop_arrived(Time(t)) {
+                order.push(p.seq);
+            }
+        }
+        assert_eq!(order, vec![3, 1, 4, 2]);
+        assert_eq!(d.delay_at(Time(70)), Some(Duration(20)));
+        assert_eq!(d.delay_at(Time(250)), None);
     }
 }

@@ -11,6 +11,7 @@
 use super::capacity::CapacityProcess;
 use super::capture::{Capture, Captured};
 use super::delay_line::DelayLine;
+use super::delay_schedule::DelaySchedule;
 use super::error_model::ErrorModel;
 use super::framing::Framing;
 pub(crate) use super::link_stats::LinkStats;
@@ -154,6 +155,22 @@ impl Link {
     pub(crate) fn captured(&self, now: Time) -> Option<Captured<'_>> {
         let c = self.capture.as_deref()?;
         Some(c.view(self.transmitting(now)))
+    }
+
+    /// The link with its propagation delay following `schedule`.
+    pub(crate) fn with_delay_schedule(mut self, schedule: DelaySchedule) -> Link {
+        self.line = DelayLine::scheduled(schedule);
+        self
+    }
+
+    /// The propagation delay at `t`; none while the path does not exist.
+    pub(crate) fn delay_at(&self, t: Time) -> Option<Duration> {
+        self.line.delay_at(t)
+    }
+
+    /// Whether the propagation delay changes over time.
+    pub(crate) fn has_delay_schedule(&self) -> bool {
+        self.line.is_scheduled()
     }
 
     /// The link with this framing: every PDU is sent, and exposed to bit
@@ -357,7 +374,9 @@ impl Link {
                 errored: !delivered,
             });
             if delivered {
-                self.line.push(end, pdu);
+                if let Some(p) = self.line.push(end, pdu) {
+                    self.unreachable(p.flow);
+                }
             } else {
                 self.errored_on_wire = Some(pdu);
             }
@@ -396,6 +415,14 @@ impl Link {
         }
     }
 
+    /// A PDU sent while its path does not exist: dropped, and booked in
+    /// its flow with the queue's drops at dequeue.
+    #[cold]
+    fn unreachable(&mut self, flow: u32) {
+        self.stats.drops_unreachable += 1;
+        self.dequeued.flows.push(flow);
+    }
+
     #[cold]
     fn lost(&mut self, flow: u32) {
         self.stats.errors += 1;
@@ -410,7 +437,9 @@ impl Link {
         let lost = (!s.delivered).then_some(s.pdu.flow);
         self.book(s.wire_bytes, s.pdu.priority, lost);
         if s.delivered {
-            self.line.push(now, s.pdu);
+            if let Some(p) = self.line.push(now, s.pdu) {
+                self.unreachable(p.flow);
+            }
         }
         self.note_queue(now);
     }

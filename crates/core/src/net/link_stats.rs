@@ -20,6 +20,9 @@ pub struct LinkStats {
     pub(crate) drops_early: u64,
     /// Admitted with their ECN field set to CE at arrival (RED).
     pub(crate) marks: u64,
+    /// Dropped because they were sent while the link's path did not exist
+    /// (`delay_schedule`).
+    pub(crate) drops_unreachable: u64,
     /// PDUs lost to bit errors or per-PDU loss.
     pub(crate) errors: u64,
     pub(crate) busy_ps: u64,

@@ -6,6 +6,7 @@
 pub mod capacity;
 pub(crate) mod capture;
 pub(crate) mod delay_line;
+pub mod delay_schedule;
 pub mod error_model;
 pub mod explicit_rate;
 pub mod framing;

@@ -121,6 +121,7 @@ impl ScenarioBuilder {
             from: from.into(),
             to: to.into(),
             delay_ps: secs(delay_s),
+            delay_schedule: None,
             ber: 0.0,
             loss: 0.0,
             loss_every: None,

@@ -1,6 +1,8 @@
-//! The path the BBR integration tests share (`bbr.rs`, `bbr3.rs`): one
-//! bulk SACK connection over a drop-tail bottleneck, built as the core's
-//! description directly.
+//! What integration tests share: the path of the BBR tests (`bbr.rs`,
+//! `bbr3.rs`), one bulk SACK connection over a drop-tail bottleneck built
+//! as the core's description directly, and running a description to its
+//! summary (`moving_path.rs` too). Each test crate uses a part of it.
+#![allow(dead_code)]
 
 use satcc_core::scenario::{summary, Description, World};
 use serde_json::json;

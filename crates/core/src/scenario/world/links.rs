@@ -11,6 +11,7 @@ use crate::atm::congestion_detector::DetectorConfig;
 use crate::atm::erica::EricaConfig;
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::capacity::CapacityConfig;
+use crate::net::delay_schedule::DelaySchedule;
 use crate::net::error_model::{ErrorModel, Periodic};
 use crate::net::explicit_rate::ExplicitRateConfig;
 use crate::net::framing::Framing;
@@ -30,6 +31,10 @@ pub struct LinkDesc {
     pub(crate) from: String,
     pub(crate) to: String,
     pub(crate) delay_ps: Duration,
+    /// The propagation delay over time, when it changes (a moving path,
+    /// `[constellation.NAME]`); `delay_ps` is then its first value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_schedule: Option<DelaySchedule>,
     /// Bit error rate, applied per bit of each PDU.
     #[serde(default)]
     pub(crate) ber: f64,
@@ -86,7 +91,7 @@ impl LinkDesc {
         if !self.loss_list.is_empty() {
             errors = errors.with_list(&self.loss_list);
         }
-        Ok(Link::new(
+        let link = Link::new(
             from,
             to,
             self.queue.build_at(seed, &at),
@@ -94,7 +99,11 @@ impl LinkDesc {
             errors,
             self.delay_ps,
         )
-        .with_framing(self.framing))
+        .with_framing(self.framing);
+        Ok(match &self.delay_schedule {
+            Some(schedule) => link.with_delay_schedule(schedule.clone()),
+            None => link,
+        })
     }
 
     /// The port at the link's input, if the entry configures one.
@@ -119,6 +128,9 @@ impl Check for LinkDesc {
             return Err("loss_first needs loss_every".into());
         }
         self.queue.check()?;
+        if let Some(schedule) = &self.delay_schedule {
+            schedule.check()?;
+        }
         self.capacity.check()
     }
 }
@@ -139,6 +151,7 @@ pub(crate) const METRICS: &[&str] = &[
     "drops_early",
     "drops_dequeue",
     "red_avg",
+    "delay_s",
 ];
 
 /// The value of link metric `metric` (an index into `METRICS`, then into
@@ -167,7 +180,8 @@ pub(crate) fn sample(
             mem.per_interval(link.tx_bits_at(now), dt)
         }
         "drops" => {
-            (link.stats.drops + link.stats.drops_clp + link.stats.drops_early + link.dequeued.drops)
+            let st = &link.stats;
+            (st.drops + st.drops_clp + st.drops_early + link.dequeued.drops + st.drops_unreachable)
                 as f64
         }
         "queue_high_packets" => link.queue().packets_at(0) as f64,
@@ -178,6 +192,7 @@ pub(crate) fn sample(
         "drops_early" => link.stats.drops_early as f64,
         "drops_dequeue" => link.dequeued.drops as f64,
         "red_avg" => link.queue().red().map_or(f64::NAN, |r| r.avg()),
+        "delay_s" => link.delay_at(now).map_or(f64::NAN, |d| d.ps() as f64 * PS),
         _ => link.slot_share_bps().unwrap_or(f64::NAN),
     }
 }
@@ -245,6 +260,9 @@ fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
     put(s, key("wait_max_s"), num(max));
     if link.queue().is_aqm() {
         aqm_keys(link, now, s, p);
+    }
+    if link.has_delay_schedule() {
+        put(s, key("drops_unreachable"), st.drops_unreachable);
     }
     for (level, class) in ["high", "low"].iter().enumerate() {
         let bytes = st.tx_bytes_by_priority[level];
