@@ -15,7 +15,8 @@ from pydantic import Field
 from satcc.units import format_limit, format_rate, format_time, parse_limit, parse_time
 
 from .atm import Erica
-from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc
+from .constellation import LinkPath, check_link_path
+from .description import NOT_DESCRIBED, UNLESS_DEFAULT, Desc, describe_named
 from .dvb_rcs import check_uplink_capacity
 from .routing import walk
 from .tables import Section, _Table
@@ -250,6 +251,9 @@ class Link(_Table):
     erica: Annotated[optional_table(Erica), UNLESS_DEFAULT] = None
     explicit_rate: Annotated[optional_table(ExplicitRate), UNLESS_DEFAULT] = None
     congestion: Annotated[optional_table(Congestion), UNLESS_DEFAULT] = None
+    # The delay of a constellation's moving path instead of `delay`
+    # ([constellation.NAME]); described as the link's `delay_schedule`.
+    path: Annotated[optional_table(LinkPath), NOT_DESCRIBED] = None
 
     def rates(self) -> list[float]:
         """Every rate the link can take, whichever way it is given."""
@@ -325,6 +329,7 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
     if link.loss_first is not None and link.loss_every is None:
         checks.refuse((*path, "loss_first"), "loss_first needs loss_every")
     _check_queue(checks, (*path, "queue"), link.queue)
+    check_link_path(checks, path, link)
     variable = link.capacity is not None and link.capacity.type != "constant"
     if link.erica is not None and variable:
         checks.refuse(
@@ -449,12 +454,24 @@ def _check_trace_period(checks: Checks, path: tuple, capacity: Capacity) -> None
         )
 
 
+def describe_link(name: str, link: Link, resolved) -> dict:
+    """A link's entry; one on a constellation's path carries its delay
+    schedule, and its first delay (0 if it starts unreachable)."""
+    entry = describe_named(name, link, resolved)
+    schedule = resolved.delay_schedules.get(name) if resolved is not None else None
+    if schedule is not None:
+        entry["delay_ps"] = schedule["delays_ps"][0] or 0
+        entry["delay_schedule"] = schedule
+    return entry
+
+
 SECTION = Section(
     key="links",
     table=Link,
     noun="link",
     description_key="links",
     check=check_link,
+    describe=describe_link,
     expand=expand_links,
     probe_target="link",
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import (
     arrivals,
     cell_sources,
+    constellation,
     dvb_rcs,
     emulate,
     links,
@@ -31,6 +32,7 @@ SECTIONS: tuple[Section, ...] = (
     run.SECTION,
     nodes.SECTION,
     links.SECTION,
+    constellation.SECTION,
     dvb_rcs.SECTION,
     sources.SECTION,
     sinks.SECTION,

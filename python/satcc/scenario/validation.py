@@ -24,6 +24,7 @@ from satcc.seeds import as_seed
 from satcc.units import describe_value
 
 from .atm import check_edge_routes
+from .constellation import delay_schedules
 from .errors import ScenarioError, join_path, quote, refuse_first, translate
 from .links import check_queue_sizes
 from .memory import check_memory
@@ -127,6 +128,8 @@ class Resolved(NamedTuple):
     routes: dict[str, dict[str, str]]
     # The links as the rest of the scenario sees them (duplex reverses added).
     links: dict[str, Any] = {}
+    # Link -> its delay over time, for links on a constellation's path.
+    delay_schedules: dict[str, dict] = {}
 
 
 def _path_requests(checks: Checks) -> Iterator[PathRequest]:
@@ -158,6 +161,9 @@ def _description(checks: Checks, resolved: Resolved) -> dict:
     for section in checks.sections.values():
         if not section.named:
             desc.update(section.describe(section.key, getattr(checks.doc, section.key), resolved))
+            continue
+        if section.description_key is None:
+            # Feeds other entries' descriptions only ([constellation]).
             continue
         entries = sorted(checks.entries(section.key).items())
         if entries or not section.omit_when_empty:
@@ -211,7 +217,8 @@ def validate(
         raise refuse_first(source, checks.found)
     chosen_seed = doc.run.seed if seed is None else _check_seed(seed, source)
     name = doc.run.name or default_name
-    resolved = Resolved(name, chosen_seed, routes, checks.entries("links"))
+    schedules = delay_schedules(checks) if "constellation" in checks.sections else {}
+    resolved = Resolved(name, chosen_seed, routes, checks.entries("links"), schedules)
     desc = _description(checks, resolved)
     if sections is SECTIONS:
         # The core models the registry's sections; a test's own registry
