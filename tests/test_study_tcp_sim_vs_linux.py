@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import satcc
@@ -63,7 +64,15 @@ def test_reno_runs_without_hystart():
 
 def test_the_grid_spans_what_the_issue_asks():
     kinds = {c.kind for c in study.CASES}
-    assert kinds == {"window", "buffer", "loss"}
+    assert kinds == {"window", "buffer", "loss", "aqm"}
+    # ECN through an AQM: both stacks ECN-capable, the bottleneck marking.
+    (ecn,) = [c for c in study.CASES if c.ecn]
+    assert ecn.kind == "aqm"
+    spec = next(s for s in study.runs(False) if s.label == f"{ecn.label} cubic")
+    queue = spec.scenario["links"]["ab"]["queue"]
+    assert queue["type"] == "red" and queue["ecn"] and spec.scenario["tcp"]["f"]["ecn"]
+    emulated = study.emulated(ecn, "cubic", Path("/tmp"))
+    assert all(h["sysctl"] == {"net.ipv4.tcp_ecn": 1} for h in emulated["emulate"].values())
     # LEO (40 ms) and GEO (550 ms) round trips among them.
     assert {c.rtt_s for c in study.CASES if c.kind == "buffer"} == {0.02, 0.04, 0.1, 0.55}
     assert study.CCS == ("reno", "cubic", "bbr", "hybla")

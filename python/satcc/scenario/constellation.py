@@ -12,6 +12,7 @@ links it feeds carry their delay schedule there.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -131,12 +132,27 @@ def _pair(names: list[str], p: LinkPath) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
+@functools.lru_cache(maxsize=32)
+def _series(shell: str, stations: tuple, pairs: tuple, steps: int, step_ps: int, rule: str) -> dict:
+    """The pairs' paths (paths.series), kept for the process: a study or a
+    sweep validates the same constellation once per run and seed, and each
+    computation takes seconds."""
+    from satcc.leo import paths, shells
+
+    return paths.series(
+        shells.preset(shell),
+        list(stations),
+        list(pairs),
+        duration_s=steps * step_ps / 1e12,
+        step_s=step_ps / 1e12,
+        gsl_rule=rule,
+    )
+
+
 def delay_schedules(checks: Checks) -> dict[str, dict]:
     """Each link with a `path`: its delay schedule for the run, as the
     core's `links[].delay_schedule` ({times_ps, delays_ps}, null while
     unreachable). One routing pass per constellation serves all its links."""
-    from satcc.leo import paths, shells
-
     links = {n: link for n, link in checks.entries("links").items() if link.path is not None}
     if not links:
         return {}
@@ -154,14 +170,8 @@ def delay_schedules(checks: Checks) -> dict[str, dict]:
             }
         )
         steps = -(-duration_ps // c.step)
-        series = paths.series(
-            shells.preset(c.shell),
-            [_station(c.stations[n]) for n in names],
-            pairs,
-            duration_s=steps * c.step / 1e12,
-            step_s=c.step / 1e12,
-            gsl_rule=c.gsl_rule,
-        )
+        stations = tuple(_station(c.stations[n]) for n in names)
+        series = _series(c.shell, stations, tuple(pairs), steps, c.step, c.gsl_rule)
         for n, link in mine.items():
             rtt = series[_pair(names, link.path)].rtt_s[:steps]
             out[n] = {

@@ -84,6 +84,9 @@ class Case:
     warmup_s: float
     transfer_bytes: int
     quick: bool = False
+    # The bottleneck is Adaptive RED marking ECN-capable packets, and both
+    # stacks negotiate ECN (RFC 3168).
+    ecn: bool = False
 
     @property
     def has_transfer(self) -> bool:
@@ -121,6 +124,9 @@ CASES = (
     Case("buf40-100ms", "buffer", 10e6, 0.100, 40, None, 0.0, 60, 10, 4_000_000),
     Case("buf46-550ms", "buffer", 2e6, 0.550, 46, None, 0.0, 120, 20, 1_000_000),
     Case("loss1e-3-100ms", "loss", 10e6, 0.100, 400, None, 1e-3, 60, 10, 2_000_000),
+    # ECN: Linux's response to CE marks (net.ipv4.tcp_ecn = 1) against
+    # satcc's, at a LEO round trip behind Adaptive RED.
+    Case("red-ecn-40ms", "aqm", 10e6, 0.040, 100, None, 0.0, 40, 5, 4_000_000, ecn=True),
 )
 BY_LABEL = {c.label: c for c in CASES}
 
@@ -139,6 +145,12 @@ def network(case: Case, name: str, duration_s: float) -> dict[str, Any]:
     direction alone loses packets."""
     one_way = f"{case.rtt_s / 2:.9g} s"
     rate = f"{case.rate_bps:.9g} bps"
+    queue: dict[str, Any] = {"type": "droptail", "limit": f"{case.queue_packets} packets"}
+    if case.ecn:
+        from satcc.studies.aqm import ared_settings
+
+        queue = {"type": "red", "limit": f"{case.queue_packets} packets", "adaptive": True}
+        queue |= ared_settings(case.rate_bps, PACKET) | {"ecn": True}
     return {
         "run": {"name": name, "duration": f"{duration_s:.9g} s"},
         "nodes": {"a": {"type": "host"}, "b": {"type": "host"}},
@@ -149,7 +161,7 @@ def network(case: Case, name: str, duration_s: float) -> dict[str, Any]:
                 "rate": rate,
                 "delay": one_way,
                 "loss": case.loss,
-                "queue": {"type": "droptail", "limit": f"{case.queue_packets} packets"},
+                "queue": queue,
             },
             "ba": {
                 "from": "b",
@@ -179,6 +191,8 @@ def simulated(case: Case, cc: str, duration_s: float, size: int | None = None) -
     }
     if case.window_bytes is not None:
         tcp["receive_buffer"] = f"{case.window_bytes} B"
+    if case.ecn:
+        tcp["ecn"] = True
     scenario["tcp"] = {"f": tcp}
     return scenario
 
@@ -203,6 +217,9 @@ def emulated(case: Case, cc: str, work: Path, *, size: int | None = None) -> dic
         },
         "rx": {"node": "b", "address": "10.77.0.2", "command": serve, "background": True},
     }
+    if case.ecn:
+        for host in scenario["emulate"].values():
+            host["sysctl"] = {"net.ipv4.tcp_ecn": 1}
     return scenario
 
 
@@ -262,6 +279,8 @@ def _measure_linux(case: Case, cc: str, seed: int) -> dict[str, float]:
         tx, rx, summary = bulk_transfer(emulated(case, cc, work), work, what, seed=seed)
         out["linux_goodput_mbps"] = bulk.goodput_bps(tx, rx, case.warmup_s, case.duration_s) / 1e6
         out["linux_retransmissions"] = bulk.retransmissions(tx)
+        if case.ecn:
+            out["linux_marks"] = float(summary["links.ab.marks"])
         out.update(_release(summary, "linux_"))
         if case.has_transfer:
             for name in ("tx.json", "rx.json"):
@@ -347,6 +366,8 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         - float(warm["tcp.f.retransmissions"]),
         "model_mbps": model_mbps(case),
     }
+    if case.ecn:
+        out["satcc_marks"] = float(summary["links.ab.marks"])
     if case.has_transfer:
         sized = _simulate(simulated(case, cc, emulated_duration(case), case.transfer_bytes), seed)
         done = sized["tcp.f.completion_time_s"]
@@ -375,6 +396,7 @@ def emulated_duration(case: Case) -> float:
 
 def _linux_metric_names(case: Case) -> list[str]:
     names = ["linux_goodput_mbps", "linux_retransmissions"]
+    names += ["linux_marks"] if case.ecn else []
     names += ["linux_release_p99_ms", "linux_release_max_ms"]
     if case.has_transfer:
         names += ["linux_completion_s", "linux_completion_release_p99_ms"]
@@ -422,6 +444,7 @@ def references(judge: bool) -> list[Reference]:
             if case.has_transfer:
                 rows.append(_judged_ratio("completion_ratio", "completion time", judged, why_not))
             names = ["satcc_goodput_mbps", "satcc_retransmissions", "model_mbps"]
+            names += ["satcc_marks"] if case.ecn else []
             names += _linux_metric_names(case)
             if case.has_transfer:
                 names.append("satcc_completion_s")
@@ -448,6 +471,12 @@ class _Cells:
         row = self.rows.get(metric)
         return "" if row is None else fmt.verdict_markup(row.passed)
 
+    def marks(self) -> str:
+        """CE marks at the bottleneck, satcc/Linux, on an ECN case."""
+        if "satcc_marks" not in self.rows:
+            return ""
+        return f"{self.value('satcc_marks', 5)}/{self.value('linux_marks', 5)}"
+
     def late(self, prefix: str) -> str:
         """The release-time error, p99/max in ms."""
         return (
@@ -468,7 +497,7 @@ def layout(table: Any) -> list[Any]:
     out.add_column("TCP", no_wrap=True)
     heads = ["satcc Mb/s", "Linux Mb/s", "ratio", ""]
     heads += ["satcc done s", "Linux done s", "ratio", ""]
-    heads += ["retx satcc", "retx Linux", "late p99/max ms", "model Mb/s"]
+    heads += ["retx satcc", "retx Linux", "CE marks s/L", "late p99/max ms", "model Mb/s"]
     for head in heads:
         out.add_column(head, justify="right", no_wrap=True)
     for label in dict.fromkeys(table["label"]):
@@ -488,6 +517,7 @@ def layout(table: Any) -> list[Any]:
             cell.verdict("completion_ratio"),
             cell.value("satcc_retransmissions"),
             cell.value("linux_retransmissions"),
+            cell.marks(),
             cell.late("linux_"),
             cell.value("model_mbps"),
         )
