@@ -9,6 +9,7 @@ from satcc.studies import (
     abr_effcap,
     abr_lrd_vbr,
     aqm,
+    leo_hypatia,
     netpipe_satellite,
     proactive_atm,
     queueing_theory,
@@ -33,6 +34,7 @@ STUDIES: dict[str, Study] = {
         tfrc_crosscheck.STUDY,
         proactive_atm.STUDY,
         aqm.STUDY,
+        leo_hypatia.STUDY,
     )
 }
 
