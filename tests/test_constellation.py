@@ -104,6 +104,13 @@ def test_bad_stations_are_refused_naming_the_key(station, where, fragment):
     assert f"constellation.kuiper.{where}" in text and fragment in text, text
 
 
+def test_the_section_offers_every_preset_shell():
+    from satcc.leo import shells
+    from satcc.scenario import constellation
+
+    assert constellation.SHELLS == tuple(shells.PRESETS)
+
+
 def test_an_unknown_shell_and_a_wrong_key_are_refused():
     s = scenario()
     s["constellation"]["kuiper"]["shell"] = "kuiper-k9"

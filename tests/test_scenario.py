@@ -75,7 +75,8 @@ def test_unknown_top_level_table():
     error = assert_refused(scenario(linkss={}), "linkss", 'unknown key "linkss"')
     assert 'did you mean "links"?' in error.reason
     assert (
-        "allowed: arrivals, cell_sources, dvb_rcs, emulate, links, nodes, probes, run, sinks, "
+        "allowed: arrivals, cell_sources, constellation, dvb_rcs, emulate, links, nodes, probes, "
+        "run, sinks, "
         "sources, tcp, tfrc, tfrc_arrivals, traces, udp_rr" in error.reason
     )
 

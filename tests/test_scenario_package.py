@@ -59,6 +59,7 @@ def test_sections_are_in_the_order_errors_are_found_in():
         "run",
         "nodes",
         "links",
+        "constellation",
         "dvb_rcs",
         "sources",
         "sinks",

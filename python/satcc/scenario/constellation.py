@@ -33,10 +33,9 @@ Latitude = typed(float, number_in(-90, 90, False, False, "a latitude in degrees,
 Longitude = typed(float, number_in(-180, 180, False, False, "a longitude in degrees, -180 to 180"))
 
 
-def _shells() -> tuple[str, ...]:
-    from satcc.leo import shells
-
-    return tuple(shells.PRESETS)
+# satcc.leo.shells.PRESETS, named here so that reading a scenario does not
+# import numpy (tests/test_constellation.py keeps the two the same).
+SHELLS = ("starlink-s1", "kuiper-k1", "telesat-t1")
 
 
 class Station(_Table):
@@ -52,7 +51,7 @@ class Station(_Table):
 class Constellation(_Table):
     """A LEO shell and its ground stations, [constellation.NAME]."""
 
-    shell: choice(*_shells())
+    shell: choice(*SHELLS)
     step: PositiveTime = parse_time("100 ms")
     # Hypatia's ground-link rule (its flat-Earth range, "range") or the
     # true elevation angle ("elevation"); docs/leo.md.
