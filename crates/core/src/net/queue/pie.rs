@@ -150,11 +150,6 @@ impl Pie {
         }
     }
 
-    /// The current drop probability.
-    pub(crate) fn prob(&self) -> f64 {
-        self.prob
-    }
-
     /// Decides on arriving `p` at `now` (RFC 8033 §4.1, §5.1).
     pub(crate) fn admit(&mut self, p: &mut Pdu, now: Time) -> Verdict {
         self.catch_up(now);
