@@ -130,6 +130,18 @@ def test_pie_holds_its_target_at_geo_round_trips():
     assert pie["run.pdus_unaccounted"] == 0
 
 
+def test_the_delay_follows_target_and_needs_the_controller():
+    # 50 ms, Reno: the mean sojourn moves with target; with alpha = beta = 0
+    # p never leaves 0 and the queue behaves as drop-tail (no early drop).
+    def mean(**queue):
+        s = satcc.run(dumbbell({**PIE, **queue}, 4)).summary
+        return s["links.bn.sojourn_mean_s"], s["links.bn.drops_early"]
+
+    low, high = mean(target="5 ms")[0], mean(target="30 ms")[0]
+    assert low < 0.010 and 0.020 <= high <= 0.045, (low, high)
+    assert mean(alpha=0, beta=0)[1] == 0
+
+
 def _ecn_run(**queue) -> dict:
     sc = dumbbell({**PIE, "ecn": True, **queue}, 4, duration="30 s")
     for t in sc["tcp"].values():
