@@ -79,6 +79,21 @@ class Queue(_Table):
             ("min_th", "max_th"),
         ),
         "codel": (("type", "limit", "target", "interval", "ecn"), ()),
+        "pie": (
+            (
+                "type",
+                "limit",
+                "target",
+                "tupdate",
+                "alpha",
+                "beta",
+                "max_burst",
+                "ecn",
+                "mark_ecnth",
+                "derandomize",
+            ),
+            (),
+        ),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -100,6 +115,20 @@ class Queue(_Table):
     interval: PositiveTime = parse_time("100 ms")
     # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
+    # PIE (RFC 8033 §5.1; `target` defaults to PIE_TARGET for it).
+    tupdate: optional(PositiveTime) = None
+    alpha: optional(NonNegativeNumber) = None
+    beta: optional(NonNegativeNumber) = None
+    max_burst: NonNegativeTime = parse_time("150 ms")
+    mark_ecnth: Probability = 0.1
+    derandomize: Bool = True
+
+
+# PIE's defaults where a key is shared with another discipline (RFC 8033 §5.1).
+PIE_TARGET = parse_time("15 ms")
+PIE_TUPDATE = parse_time("15 ms")
+PIE_ALPHA = 0.125
+PIE_BETA = 1.25
 
 
 class ExplicitRate(_Table):
@@ -192,6 +221,19 @@ def describe_queue(queue: Queue) -> dict:
             "target_ps": queue.target,
             "interval_ps": queue.interval,
             "ecn": queue.ecn,
+        }
+    if queue.type == "pie":
+        return {
+            "kind": "pie",
+            "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            "target_ps": queue.target if "target" in queue.model_fields_set else PIE_TARGET,
+            "tupdate_ps": PIE_TUPDATE if queue.tupdate is None else queue.tupdate,
+            "alpha": PIE_ALPHA if queue.alpha is None else queue.alpha,
+            "beta": PIE_BETA if queue.beta is None else queue.beta,
+            "max_burst_ps": queue.max_burst,
+            "ecn": queue.ecn,
+            "mark_ecnth": queue.mark_ecnth,
+            "derandomize": queue.derandomize,
         }
     bands = {}
     for name in ("high", "low"):

@@ -315,6 +315,13 @@ fn aqm_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
         );
         put(s, key("red_max_p"), num(red.max_p()));
     }
+    if let Some(pie) = link.queue().pie() {
+        put(
+            s,
+            key("pie_prob_mean"),
+            num(pie.prob_over_time.mean(now.ps())),
+        );
+    }
 }
 
 impl Builder<'_> {
