@@ -81,7 +81,7 @@ def queue_table(discipline: str, ecn: bool) -> dict[str, Any]:
     return table
 
 
-DISCIPLINES = ("droptail", "red", "codel")
+DISCIPLINES = ("droptail", "red", "codel", "pie")
 
 
 def label(path: str, cc: str, discipline: str, ecn: bool) -> str:
@@ -262,6 +262,10 @@ def references() -> list[Reference]:
         refs.append(
             Reference(label("leo", cc, "codel", True), "aqm_drops", 0.0, ECN_MARKS, 0.0, "absolute")
         )
+        for ecn in (False, True):
+            refs.append(
+                Reference(label("leo", cc, "pie", ecn), "delay_mean_ms", 15.0, PIE, 2.0, "factor")
+            )
         red = ared_settings(RATE_BPS, PACKET_BYTES)
         band = red["max_th"] - red["min_th"]
         refs.append(
