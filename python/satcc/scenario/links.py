@@ -78,6 +78,21 @@ class Queue(_Table):
             ("min_th", "max_th"),
         ),
         "codel": (("type", "limit", "target", "interval", "ecn"), ()),
+        "dualpi2": (
+            (
+                "type",
+                "limit",
+                "target",
+                "tupdate",
+                "alpha",
+                "beta",
+                "coupling",
+                "step_thresh",
+                "c_protection",
+                "ecn",
+            ),
+            (),
+        ),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -99,6 +114,14 @@ class Queue(_Table):
     interval: PositiveTime = parse_time("100 ms")
     # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
+    # DualPI2 (RFC 9332 App. A.1; Linux's limit and c_protection). Its
+    # `target` defaults to 15 ms and its `ecn` to true (DUALPI2_DEFAULTS).
+    tupdate: PositiveTime = parse_time("16 ms")
+    alpha: NonNegativeNumber = 0.16
+    beta: NonNegativeNumber = 3.2
+    coupling: PositiveNumber = 2.0
+    step_thresh: PositiveTime = parse_time("1 ms")
+    c_protection: NonNegativeNumber = 10.0
 
 
 class ExplicitRate(_Table):
@@ -192,12 +215,43 @@ def describe_queue(queue: Queue) -> dict:
             "interval_ps": queue.interval,
             "ecn": queue.ecn,
         }
+    if queue.type == "dualpi2":
+        return _describe_dualpi2(queue)
     bands = {}
     for name in ("high", "low"):
         band = getattr(queue, name)
         threshold = band.clp_threshold or band.limit
         bands[name] = {"limit": _limit(band.limit), "clp_threshold": _limit(threshold)}
     return {"kind": "priority", **bands}
+
+
+DUALPI2_DEFAULTS = {
+    "limit": parse_limit("10000 packets"),
+    "target": parse_time("15 ms"),
+    "ecn": True,
+}
+
+
+def _dualpi2_value(queue: Queue, key: str):
+    """A key DualPI2 shares with another discipline: its own default
+    unless the scenario gives it."""
+    given = key in queue.model_fields_set and getattr(queue, key) is not None
+    return getattr(queue, key) if given else DUALPI2_DEFAULTS[key]
+
+
+def _describe_dualpi2(queue: Queue) -> dict:
+    return {
+        "kind": "dualpi2",
+        "limit": _limit(_dualpi2_value(queue, "limit")),
+        "target_ps": _dualpi2_value(queue, "target"),
+        "tupdate_ps": queue.tupdate,
+        "alpha": queue.alpha,
+        "beta": queue.beta,
+        "coupling": queue.coupling,
+        "step_thresh_ps": queue.step_thresh,
+        "c_protection": queue.c_protection,
+        "ecn": _dualpi2_value(queue, "ecn"),
+    }
 
 
 def describe_capacity(link: Link) -> dict:
@@ -362,6 +416,8 @@ def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
                 (*path, "max_th"),
                 f'max_th exceeds limit "{format_limit(limit)}" (both count {limit[0]})',
             )
+    if queue.type == "dualpi2" and queue.c_protection > 100:
+        checks.refuse((*path, "c_protection"), "c_protection is a percentage: at most 100")
     if queue.type != "priority":
         return
     for band_name in ("high", "low"):

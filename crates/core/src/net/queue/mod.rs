@@ -6,6 +6,7 @@
 //! - `red`: Random Early Detection, gentle and adaptive (an AQM that
 //!   decides at arrival).
 //! - `codel`: CoDel, RFC 8289 (an AQM that drops at dequeue).
+//! - `dualpi2`: DualPI2, RFC 9332's coupled L4S/classic dual queue.
 //!
 //! A discipline implements `QueueDiscipline`; `QueueConfig` is its entry in
 //! a scenario description and builds it, and `Queue` is the one dispatch
@@ -21,12 +22,14 @@
 
 mod codel;
 mod drop_tail;
+mod dualpi2;
 mod fifo;
 mod red;
 mod two_priority;
 
 pub use codel::{Codel, CodelConfig};
 pub use drop_tail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Config};
 pub use red::{Red, RedConfig};
 pub use two_priority::{LevelConfig, TwoPriority};
 
@@ -162,6 +165,8 @@ pub enum QueueConfig {
     Red(RedConfig),
     /// CoDel, RFC 8289 (`queue.type = "codel"`).
     Codel(CodelConfig),
+    /// DualPI2, RFC 9332 (`queue.type = "dualpi2"`).
+    Dualpi2(DualPi2Config),
 }
 
 impl QueueConfig {
@@ -176,6 +181,10 @@ impl QueueConfig {
                 Queue::Red(Box::new(Red::new(c, rng)))
             }
             QueueConfig::Codel(c) => Queue::Codel(Box::new(Codel::new(c))),
+            QueueConfig::Dualpi2(c) => {
+                let rng = RngStream::new(seed, &format!("{at}.queue"));
+                Queue::DualPi2(Box::new(DualPi2::new(c, rng)))
+            }
         }
     }
 
@@ -190,6 +199,7 @@ impl Check for QueueConfig {
         match self {
             QueueConfig::Red(c) => c.check(),
             QueueConfig::Codel(c) => c.check(),
+            QueueConfig::Dualpi2(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -210,6 +220,8 @@ pub enum Queue {
     Red(Box<Red>),
     /// CoDel; boxed likewise.
     Codel(Box<Codel>),
+    /// DualPI2; boxed likewise.
+    DualPi2(Box<DualPi2>),
 }
 
 impl Queue {
@@ -231,6 +243,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.admission(p),
             Queue::Red(q) => q.admission(p),
             Queue::Codel(q) => q.admission(p),
+            Queue::DualPi2(q) => q.admission(p),
         }
     }
 
@@ -250,18 +263,27 @@ impl Queue {
             Queue::TwoPriority(q) => q.admission(p),
             Queue::Red(q) => q.admit(p, now, idle()),
             Queue::Codel(q) => q.admission(p),
+            Queue::DualPi2(q) => q.admission(p),
         }
     }
 
     /// Whether the discipline is an AQM, with keys of its own in the summary.
     pub(crate) fn is_aqm(&self) -> bool {
-        matches!(self, Queue::Red(_) | Queue::Codel(_))
+        matches!(self, Queue::Red(_) | Queue::Codel(_) | Queue::DualPi2(_))
     }
 
     /// The RED queue, if it is one.
     pub(crate) fn red(&self) -> Option<&Red> {
         match self {
             Queue::Red(q) => Some(q),
+            _ => None,
+        }
+    }
+
+    /// The DualPI2 queue, if it is one.
+    pub(crate) fn dualpi2(&self) -> Option<&DualPi2> {
+        match self {
+            Queue::DualPi2(q) => Some(q),
             _ => None,
         }
     }
@@ -274,6 +296,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.push(p, now),
             Queue::Red(q) => q.push(p, now),
             Queue::Codel(q) => q.push(p, now),
+            Queue::DualPi2(q) => q.push(p, now),
         }
     }
 
@@ -293,6 +316,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.pop(now, out),
             Queue::Red(q) => q.pop(now, out),
             Queue::Codel(q) => q.pop(now, out),
+            Queue::DualPi2(q) => q.pop(now, out),
         }
     }
 
@@ -303,6 +327,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.packets(),
             Queue::Red(q) => q.packets(),
             Queue::Codel(q) => q.packets(),
+            Queue::DualPi2(q) => q.packets(),
         }
     }
 
@@ -315,6 +340,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.packets_at(level),
             Queue::Red(q) => q.packets_at(level),
             Queue::Codel(q) => q.packets_at(level),
+            Queue::DualPi2(q) => q.packets_at(level),
         }
     }
 
@@ -326,6 +352,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.bytes(),
             Queue::Red(q) => q.bytes(),
             Queue::Codel(q) => q.bytes(),
+            Queue::DualPi2(q) => q.bytes(),
         }
     }
 
@@ -336,6 +363,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.for_each_waiting(&mut f),
             Queue::Red(q) => q.for_each_waiting(&mut f),
             Queue::Codel(q) => q.for_each_waiting(&mut f),
+            Queue::DualPi2(q) => q.for_each_waiting(&mut f),
         }
     }
 }
