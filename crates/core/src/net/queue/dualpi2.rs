@@ -132,6 +132,7 @@ impl DualPi2 {
     }
 
     /// The base probability p'.
+    #[cfg(test)]
     pub(crate) fn base(&self) -> f64 {
         self.p
     }

@@ -219,3 +219,42 @@ fn without_ecn_nothing_changes() {
     assert!(b.ecn_log.iter().all(|&f| f == ecn::NOT_ECT));
     assert_eq!(b.s[1].stats.ce_marks_received, 0);
 }
+
+/// L4S mode (RFC 8257 §3.2's echo): with delayed ACKs, the bytes the
+/// receiver's ACKs acknowledge with ECE are exactly the marked ones, so
+/// the sender's count of marked bytes is exact; new data leaves ECT(1).
+#[test]
+fn l4s_echo_reports_each_marked_byte_with_delayed_acks() {
+    let mut c = ecn_cfg(Kind::Reno, true);
+    c.ecn_l4s = true;
+    let mss = c.mss as u64;
+    // Isolated marks at odd and even places, and a run of three.
+    let marks: Vec<u64> = [5, 8, 9, 10, 21, 40].iter().map(|i| i * mss).collect();
+    let p = run(c, &marks);
+    for (l, &field) in p.log.iter().zip(&p.ecn_log) {
+        if is_data(l) && field != ecn::NOT_ECT {
+            assert!(field == ecn::ECT1 || field == ecn::CE, "{l:?}");
+        }
+        assert_eq!(
+            l.2.flags & TCP_CWR != 0,
+            l.2.flags & TCP_SYN != 0 && l.1 == 0
+        );
+    }
+    let mut prev: Option<u32> = None;
+    let mut echoed = 0;
+    for l in p
+        .log
+        .iter()
+        .filter(|l| l.1 == 1 && l.2.flags & TCP_SYN == 0)
+    {
+        if let Some(a) = prev {
+            if l.2.flags & TCP_ECE != 0 {
+                echoed += u64::from(l.2.ack.wrapping_sub(a));
+            }
+        }
+        prev = Some(l.2.ack);
+    }
+    assert_eq!(echoed, 6 * mss);
+    assert!(p.s[0].stats.ecn_reductions >= 1);
+    assert_eq!(p.s[0].stats.retransmissions, 0);
+}
