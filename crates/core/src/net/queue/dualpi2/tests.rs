@@ -69,23 +69,21 @@ fn lazy_updates_equal_a_timer_across_an_idle_gap() {
     let mut lazy = q();
     let mut timed = q();
     let mut trace = (Vec::new(), Vec::new());
-    let mut seq = 0;
     let mut t_ms = 0;
-    for &(t, arrive) in &events {
+    for (seq, &(t, arrive)) in events.iter().enumerate() {
         while t_ms * MS <= t {
             timed.catch_up(Time(t_ms * MS));
             t_ms += 1;
         }
         for (qq, tr) in [(&mut lazy, &mut trace.0), (&mut timed, &mut trace.1)] {
             if arrive {
-                push(qq, pdu(ecn::NOT_ECT, t, seq));
+                push(qq, pdu(ecn::NOT_ECT, t, seq as u64));
             } else {
                 let mut out = Dequeued::default();
                 let got = qq.pop(Time(t), &mut out).map(|p| p.seq);
                 tr.push((got, out.drops, qq.base().to_bits()));
             }
         }
-        seq += 1;
     }
     assert_eq!(trace.0, trace.1);
     // The queue built up (p' rose) before the gap.
