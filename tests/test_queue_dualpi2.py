@@ -162,3 +162,16 @@ def test_l4s_flow_through_a_classic_single_queue_aqm():
     print("codel+ecn l4s/classic", ratio, s["links.bn.sojourn_p99_s"])
     assert s["tcp.f1.goodput_bps"] > 0.02 * s["tcp.f0.goodput_bps"]  # no starvation
     assert s["run.pdus_unaccounted"] == 0
+
+
+@pytest.mark.parametrize("cc", ["reno", "cubic"])
+def test_a_lone_l4s_flow_fills_the_link_with_a_shallow_queue(cc):
+    # The step alone controls it (p' stays 0 with the C queue empty):
+    # DCTCP-like sawteeth around the 1 ms step, 40 Mb/s, 40 ms RTT.
+    queue = {"type": "dualpi2", "limit": "833 packets"}
+    s = satcc.run(dumbbell(queue, ["l4s"], cc=cc, rate=RATE)).summary
+    print(cc, s["links.bn.utilisation"], s["links.bn.l_sojourn_p99_s"])
+    assert s["links.bn.utilisation"] > 0.9
+    assert s["links.bn.l_sojourn_p99_s"] < 0.0015
+    assert s["links.bn.c_packets"] == 0 and s["links.bn.drops"] == 0
+    assert s["tcp.f0.retransmissions"] == 0
