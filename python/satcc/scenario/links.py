@@ -94,6 +94,21 @@ class Queue(_Table):
             ),
             (),
         ),
+        "dualpi2": (
+            (
+                "type",
+                "limit",
+                "target",
+                "tupdate",
+                "alpha",
+                "beta",
+                "coupling",
+                "step_thresh",
+                "c_protection",
+                "ecn",
+            ),
+            (),
+        ),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -115,20 +130,55 @@ class Queue(_Table):
     interval: PositiveTime = parse_time("100 ms")
     # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
-    # PIE (RFC 8033 §5.1; `target` defaults to PIE_TARGET for it).
+    # PIE (RFC 8033 §5.1) and DualPI2 (RFC 9332 App. A.1): the PI
+    # controller's period and gains, each discipline's own defaults
+    # (VARIANT_DEFAULTS) unless given; `target` too.
     tupdate: optional(PositiveTime) = None
     alpha: optional(NonNegativeNumber) = None
     beta: optional(NonNegativeNumber) = None
+    # PIE only.
     max_burst: NonNegativeTime = parse_time("150 ms")
     mark_ecnth: Probability = 0.1
     derandomize: Bool = True
+    # DualPI2 only (Linux's c_protection).
+    coupling: PositiveNumber = 2.0
+    step_thresh: PositiveTime = parse_time("1 ms")
+    c_protection: NonNegativeNumber = 10.0
 
 
-# PIE's defaults where a key is shared with another discipline (RFC 8033 §5.1).
-PIE_TARGET = parse_time("15 ms")
-PIE_TUPDATE = parse_time("15 ms")
-PIE_ALPHA = 0.125
-PIE_BETA = 1.25
+# The defaults of keys a discipline shares with others, where its own
+# differ from the table's: PIE's (RFC 8033 §5.1) and DualPI2's (RFC 9332
+# App. A.1, Linux's limit; ECN on, as L4S needs it).
+VARIANT_DEFAULTS = {
+    "pie": {
+        "target": parse_time("15 ms"),
+        "tupdate": parse_time("15 ms"),
+        "alpha": 0.125,
+        "beta": 1.25,
+    },
+    "dualpi2": {
+        "limit": parse_limit("10000 packets"),
+        "target": parse_time("15 ms"),
+        "tupdate": parse_time("16 ms"),
+        "alpha": 0.16,
+        "beta": 3.2,
+        "ecn": True,
+    },
+}
+
+
+def _value(queue: Queue, key: str):
+    """A shared key's value: as given, else the discipline's own default,
+    else the table's."""
+    given = key in queue.model_fields_set and getattr(queue, key) is not None
+    if given:
+        return getattr(queue, key)
+    own = VARIANT_DEFAULTS.get(queue.type, {})
+    if key in own:
+        return own[key]
+    if key == "limit":
+        return queue.limit or DEFAULT_LIMIT
+    return getattr(queue, key)
 
 
 class ExplicitRate(_Table):
@@ -225,15 +275,28 @@ def describe_queue(queue: Queue) -> dict:
     if queue.type == "pie":
         return {
             "kind": "pie",
-            "limit": _limit(queue.limit or DEFAULT_LIMIT),
-            "target_ps": queue.target if "target" in queue.model_fields_set else PIE_TARGET,
-            "tupdate_ps": PIE_TUPDATE if queue.tupdate is None else queue.tupdate,
-            "alpha": PIE_ALPHA if queue.alpha is None else queue.alpha,
-            "beta": PIE_BETA if queue.beta is None else queue.beta,
+            "limit": _limit(_value(queue, "limit")),
+            "target_ps": _value(queue, "target"),
+            "tupdate_ps": _value(queue, "tupdate"),
+            "alpha": _value(queue, "alpha"),
+            "beta": _value(queue, "beta"),
             "max_burst_ps": queue.max_burst,
             "ecn": queue.ecn,
             "mark_ecnth": queue.mark_ecnth,
             "derandomize": queue.derandomize,
+        }
+    if queue.type == "dualpi2":
+        return {
+            "kind": "dualpi2",
+            "limit": _limit(_value(queue, "limit")),
+            "target_ps": _value(queue, "target"),
+            "tupdate_ps": _value(queue, "tupdate"),
+            "alpha": _value(queue, "alpha"),
+            "beta": _value(queue, "beta"),
+            "coupling": queue.coupling,
+            "step_thresh_ps": queue.step_thresh,
+            "c_protection": queue.c_protection,
+            "ecn": _value(queue, "ecn"),
         }
     bands = {}
     for name in ("high", "low"):
@@ -409,6 +472,8 @@ def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
                 (*path, "max_th"),
                 f'max_th exceeds limit "{format_limit(limit)}" (both count {limit[0]})',
             )
+    if queue.type == "dualpi2" and queue.c_protection > 100:
+        checks.refuse((*path, "c_protection"), "c_protection is a percentage: at most 100")
     if queue.type != "priority":
         return
     for band_name in ("high", "low"):

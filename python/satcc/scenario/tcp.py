@@ -43,6 +43,7 @@ from .values import (
     optional,
     optional_table,
     table,
+    typed,
 )
 
 if TYPE_CHECKING:
@@ -235,6 +236,17 @@ def _unlimited_is_null(size: int | str) -> int | None:
     return None if size == "unlimited" else size
 
 
+def _ecn_mode(value: object) -> bool | str:
+    if isinstance(value, bool) or value == "l4s":
+        return value
+    shown = quote(value) if isinstance(value, str) else repr(value)
+    raise ValueError(f'expected true, false or "l4s", got {shown}')
+
+
+# `ecn`: false, true (RFC 3168) or "l4s" (the Prague-like scalable response).
+EcnMode = typed(bool | str, _ecn_mode)
+
+
 class Tcp(_Table):
     """One TCP connection, [tcp.NAME]. Defaults follow RFC 5681, 6298 and 7323."""
 
@@ -280,7 +292,13 @@ class Tcp(_Table):
     cubic_alpha_switch: Annotated[Bool, UNLESS_DEFAULT] = True
     # RFC 3168 ECN: negotiated on the handshake, new data ECT(0), ECE
     # answered as a loss without retransmission.
-    ecn: Annotated[Bool, UNLESS_DEFAULT] = False
+    # "l4s": new data ECT(1), DCTCP's per-packet echo and scalable
+    # reduction (docs/tcp.md), written as ecn plus ecn_l4s.
+    ecn: Annotated[EcnMode, Desc(omit_default=True, convert=lambda v: v is not False)] = False
+    # Not a key of the table: computed from `ecn`.
+    ecn_l4s: Annotated[
+        Bool, Desc(compute=lambda tcp: tcp.ecn == "l4s", derived=True, omit_default=True)
+    ] = False
     # RFC 8511 (ABE): an ECE reduces to this fraction of FlightSize instead
     # of the controller's loss response; left out: the loss response.
     ecn_beta: Annotated[optional(UpToOne), UNLESS_DEFAULT] = None
@@ -310,6 +328,11 @@ class Tcp(_Table):
                 filled.pop("recovery", None)
             data = filled
         return data
+
+    @classmethod
+    def table_keys(cls) -> list[str]:
+        # `ecn_l4s` is computed from `ecn`, never given.
+        return [key for key in super().table_keys() if key != "ecn_l4s"]
 
     @model_validator(mode="wrap")
     @classmethod
@@ -395,7 +418,17 @@ def check_tcp(checks: Checks, path: tuple, name: str, tcp: Tcp) -> None:
             f'cubic_alpha_switch applies to congestion_control = "cubic" only, '
             f'got congestion_control = "{tcp.congestion_control}"',
         )
-    if tcp.ecn_beta is not None and not tcp.ecn:
+    if tcp.ecn == "l4s" and tcp.congestion_control in ("bbr", "bbr3"):
+        checks.refuse(
+            (*path, "ecn"),
+            f'congestion_control = "{tcp.congestion_control}" ignores ECE: ecn = "l4s" needs '
+            "a window controller (reno, newreno, cubic, ...)",
+        )
+    if tcp.ecn == "l4s" and tcp.ecn_beta is not None:
+        checks.refuse(
+            (*path, "ecn_beta"), 'ecn_beta is the classic response\'s: not with ecn = "l4s"'
+        )
+    elif tcp.ecn_beta is not None and not tcp.ecn:
         checks.refuse((*path, "ecn_beta"), "ecn_beta is the reduction on ECE: give ecn = true")
     elif tcp.ecn_beta is not None and tcp.congestion_control in ("bbr", "bbr3"):
         checks.refuse(

@@ -14,10 +14,6 @@ pub(crate) const TCP_ECE: u8 = 0x40;
 pub(crate) const TCP_CWR: u8 = 0x80;
 
 /// The IP header's two ECN bits (RFC 3168 §5): `Pdu::ecn`.
-#[expect(
-    dead_code,
-    reason = "ECT(1) waits for the L4S queue (DualPI2, RFC 9332)"
-)]
 pub(crate) mod ecn {
     /// Not ECN-capable transport: an AQM drops it instead of marking.
     pub(crate) const NOT_ECT: u8 = 0b00;

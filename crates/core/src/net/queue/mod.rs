@@ -7,6 +7,7 @@
 //!   decides at arrival).
 //! - `codel`: CoDel, RFC 8289 (an AQM that drops at dequeue).
 //! - `pie`: PIE, RFC 8033 (an AQM that decides at arrival, by delay).
+//! - `dualpi2`: DualPI2, RFC 9332's coupled L4S/classic dual queue.
 //!
 //! A discipline implements `QueueDiscipline`; `QueueConfig` is its entry in
 //! a scenario description and builds it, and `Queue` is the one dispatch
@@ -22,6 +23,7 @@
 
 mod codel;
 mod drop_tail;
+mod dualpi2;
 mod fifo;
 mod pie;
 mod red;
@@ -29,6 +31,7 @@ mod two_priority;
 
 pub use codel::{Codel, CodelConfig};
 pub use drop_tail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Config};
 pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 pub use two_priority::{LevelConfig, TwoPriority};
@@ -167,6 +170,8 @@ pub enum QueueConfig {
     Codel(CodelConfig),
     /// PIE, RFC 8033 (`queue.type = "pie"`).
     Pie(PieConfig),
+    /// DualPI2, RFC 9332 (`queue.type = "dualpi2"`).
+    Dualpi2(DualPi2Config),
 }
 
 impl QueueConfig {
@@ -185,6 +190,10 @@ impl QueueConfig {
                 let rng = RngStream::new(seed, &format!("{at}.queue"));
                 Queue::Pie(Box::new(Pie::new(c, rng)))
             }
+            QueueConfig::Dualpi2(c) => {
+                let rng = RngStream::new(seed, &format!("{at}.queue"));
+                Queue::DualPi2(Box::new(DualPi2::new(c, rng)))
+            }
         }
     }
 
@@ -200,6 +209,7 @@ impl Check for QueueConfig {
             QueueConfig::Red(c) => c.check(),
             QueueConfig::Codel(c) => c.check(),
             QueueConfig::Pie(c) => c.check(),
+            QueueConfig::Dualpi2(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -222,6 +232,8 @@ pub enum Queue {
     Codel(Box<Codel>),
     /// PIE; boxed likewise.
     Pie(Box<Pie>),
+    /// DualPI2; boxed likewise.
+    DualPi2(Box<DualPi2>),
 }
 
 impl Queue {
@@ -244,6 +256,7 @@ impl Queue {
             Queue::Red(q) => q.admission(p),
             Queue::Codel(q) => q.admission(p),
             Queue::Pie(q) => q.admission(p),
+            Queue::DualPi2(q) => q.admission(p),
         }
     }
 
@@ -264,12 +277,16 @@ impl Queue {
             Queue::Red(q) => q.admit(p, now, idle()),
             Queue::Codel(q) => q.admission(p),
             Queue::Pie(q) => q.admit(p, now),
+            Queue::DualPi2(q) => q.admission(p),
         }
     }
 
     /// Whether the discipline is an AQM, with keys of its own in the summary.
     pub(crate) fn is_aqm(&self) -> bool {
-        matches!(self, Queue::Red(_) | Queue::Codel(_) | Queue::Pie(_))
+        matches!(
+            self,
+            Queue::Red(_) | Queue::Codel(_) | Queue::Pie(_) | Queue::DualPi2(_)
+        )
     }
 
     /// The RED queue, if it is one.
@@ -288,6 +305,14 @@ impl Queue {
         }
     }
 
+    /// The DualPI2 queue, if it is one.
+    pub(crate) fn dualpi2(&self) -> Option<&DualPi2> {
+        match self {
+            Queue::DualPi2(q) => Some(q),
+            _ => None,
+        }
+    }
+
     /// Stores `p`, which `admission` has just admitted.
     #[inline(always)]
     pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
@@ -297,6 +322,7 @@ impl Queue {
             Queue::Red(q) => q.push(p, now),
             Queue::Codel(q) => q.push(p, now),
             Queue::Pie(q) => q.push(p, now),
+            Queue::DualPi2(q) => q.push(p, now),
         }
     }
 
@@ -317,6 +343,7 @@ impl Queue {
             Queue::Red(q) => q.pop(now, out),
             Queue::Codel(q) => q.pop(now, out),
             Queue::Pie(q) => q.pop(now, out),
+            Queue::DualPi2(q) => q.pop(now, out),
         }
     }
 
@@ -328,6 +355,7 @@ impl Queue {
             Queue::Red(q) => q.packets(),
             Queue::Codel(q) => q.packets(),
             Queue::Pie(q) => q.packets(),
+            Queue::DualPi2(q) => q.packets(),
         }
     }
 
@@ -341,6 +369,7 @@ impl Queue {
             Queue::Red(q) => q.packets_at(level),
             Queue::Codel(q) => q.packets_at(level),
             Queue::Pie(q) => q.packets_at(level),
+            Queue::DualPi2(q) => q.packets_at(level),
         }
     }
 
@@ -353,6 +382,7 @@ impl Queue {
             Queue::Red(q) => q.bytes(),
             Queue::Codel(q) => q.bytes(),
             Queue::Pie(q) => q.bytes(),
+            Queue::DualPi2(q) => q.bytes(),
         }
     }
 
@@ -364,6 +394,7 @@ impl Queue {
             Queue::Red(q) => q.for_each_waiting(&mut f),
             Queue::Codel(q) => q.for_each_waiting(&mut f),
             Queue::Pie(q) => q.for_each_waiting(&mut f),
+            Queue::DualPi2(q) => q.for_each_waiting(&mut f),
         }
     }
 }

@@ -322,6 +322,17 @@ fn aqm_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
             num(pie.prob_over_time.mean(now.ps())),
         );
     }
+    if let Some(d) = link.queue().dualpi2() {
+        for (side, st) in [("l", &d.l_stats), ("c", &d.c_stats)] {
+            put(s, key(&format!("{side}_marks")), st.marks);
+            put(s, key(&format!("{side}_drops")), st.drops);
+            put(s, key(&format!("{side}_packets")), st.sojourn.count());
+            let mean = st.sojourn.mean() * PS;
+            put(s, key(&format!("{side}_sojourn_mean_s")), num(mean));
+            let p99 = st.sojourn.quantile(0.99) * PS;
+            put(s, key(&format!("{side}_sojourn_p99_s")), num(p99));
+        }
+    }
 }
 
 impl Builder<'_> {

@@ -19,10 +19,26 @@
 //!   and `tcp_ecn_accept_cwr` ACKs the second at once, as the sender's
 //!   window may have just become very small.
 //!
+//! - L4S (`ecn = "l4s"`, a Prague-like scalable response): new data
+//!   leaves ECT(1), so that a DualPI2 queue holds it in its L queue (RFC
+//!   9332 §2.3). The receiver echoes per packet as DCTCP's does (RFC 8257
+//!   §3.2): ECE reflects the CE state of the last data segment received,
+//!   and when that state changes any delayed ACK for the earlier segments
+//!   goes at once with the old state, so every acknowledged byte is
+//!   reported with its own state. This stands in for Accurate ECN (RFC
+//!   9768), whose counters a counting sender reads for the same number of
+//!   marked bytes (both report each byte's CE state exactly while no ACK
+//!   is lost). The sender keeps DCTCP's alpha (`ecn/scalable.rs`) and
+//!   reduces at most once per window on ECE to `cwnd (1 - alpha / 2)`;
+//!   CWR is not used.
+//!
 //! The socket calls in from `on_segment`, `send_segment`, `segment` and its
 //! reductions; the window arithmetic is the controller's `on_congestion`.
 
 use crate::net::pdu::{ecn, TCP_CWR, TCP_ECE};
+use scalable::Scalable;
+
+pub(crate) mod scalable;
 
 /// Where the sender's response stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,6 +60,8 @@ pub(crate) struct Ecn {
     /// Receiver: echo ECE on every segment until CWR arrives.
     echo: bool,
     response: Response,
+    /// The L4S sender's estimate; Some in L4S mode.
+    scalable: Option<Scalable>,
 }
 
 impl Ecn {
@@ -55,7 +73,27 @@ impl Ecn {
             on: wanted && !handshake,
             echo: false,
             response: Response::Open,
+            scalable: None,
         }
+    }
+
+    /// In L4S mode (`l4s`): ECT(1), DCTCP-style echo and response.
+    pub(crate) fn with_l4s(mut self, l4s: bool) -> Ecn {
+        if l4s {
+            self.scalable = Some(Scalable::new());
+        }
+        self
+    }
+
+    /// The L4S sender's estimate, when negotiated in L4S mode.
+    pub(crate) fn scalable(&mut self) -> Option<&mut Scalable> {
+        self.scalable.as_mut().filter(|_| self.on)
+    }
+
+    /// Receiver, L4S mode: whether a data segment with this IP ECN field
+    /// changes the CE state being echoed (RFC 8257 §3.2).
+    pub(crate) fn ce_state_changes(&self, field: u8) -> bool {
+        self.on && self.scalable.is_some() && (field == ecn::CE) != self.echo
     }
 
     pub(crate) fn on(&self) -> bool {
@@ -88,6 +126,11 @@ impl Ecn {
         if !self.on {
             return (false, false);
         }
+        if self.scalable.is_some() {
+            // The earlier segments' ACK, if one was owed, has gone.
+            self.echo = field == ecn::CE;
+            return (self.echo, false);
+        }
         let cwr = flags & TCP_CWR != 0;
         if cwr {
             self.echo = false;
@@ -112,6 +155,9 @@ impl Ecn {
     pub(crate) fn stamp_data(&mut self, new: bool) -> (u8, u8) {
         if !self.on || !new {
             return (ecn::NOT_ECT, 0);
+        }
+        if self.scalable.is_some() {
+            return (ecn::ECT1, 0);
         }
         match &mut self.response {
             Response::Reduced { cwr_pending, .. } if *cwr_pending => {
@@ -207,3 +253,29 @@ mod tests {
 
 #[cfg(test)]
 mod whole_run;
+
+#[cfg(test)]
+mod l4s_tests {
+    use super::*;
+
+    #[test]
+    fn l4s_sends_ect1_and_echoes_each_segment_s_state() {
+        let mut s = Ecn::new(true, false).with_l4s(true);
+        assert_eq!(s.stamp_data(true), (ecn::ECT1, 0));
+        assert_eq!(s.stamp_data(false), (ecn::NOT_ECT, 0));
+        s.reduced(10);
+        // No CWR in L4S mode.
+        assert_eq!(s.stamp_data(true), (ecn::ECT1, 0));
+        let mut r = Ecn::new(true, false).with_l4s(true);
+        assert!(!r.ce_state_changes(ecn::ECT1));
+        assert!(r.ce_state_changes(ecn::CE));
+        assert_eq!(r.on_data(0, ecn::CE), (true, false));
+        assert_eq!(r.ack_flags(), TCP_ECE);
+        assert!(r.ce_state_changes(ecn::ECT1));
+        // No CWR needed to stop echoing: the next unmarked segment does.
+        assert_eq!(r.on_data(0, ecn::ECT1), (false, false));
+        assert_eq!(r.ack_flags(), 0);
+        assert!(Ecn::new(true, false).scalable().is_none());
+        assert!(Ecn::new(false, false).with_l4s(true).scalable().is_none());
+    }
+}

@@ -171,6 +171,10 @@ pub struct TcpConfig {
     /// ECT(0), ECE answered as a loss without a retransmission (`ecn`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) ecn: bool,
+    /// With `ecn`: the L4S, Prague-like scalable response instead
+    /// (`ecn = "l4s"`: ECT(1), DCTCP's per-packet echo and alpha).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) ecn_l4s: bool,
     /// RFC 8511 (ABE): an ECE reduces ssthresh to this fraction of what
     /// the reduction starts from, instead of the controller's loss
     /// response (`ecn_beta`; None: the loss response).
@@ -254,6 +258,7 @@ impl TcpConfig {
             cubic_alpha_switch: true,
             window_scaling: true,
             ecn: false,
+            ecn_l4s: false,
             ecn_beta: None,
             send_buffer: 65_536,
             receive_buffer: 65_536,
@@ -293,6 +298,12 @@ impl Check for TcpConfig {
             return Err(
                 "recovery = \"rack-tlp\" needs SACK (variant = \"sack\"): RFC 8985 §5".into(),
             );
+        }
+        if self.ecn_l4s && !self.ecn {
+            return Err("ecn_l4s is a mode of ECN: give ecn = true".into());
+        }
+        if self.ecn_l4s && self.ecn_beta.is_some() {
+            return Err("ecn_beta is the classic response's: not with ecn = \"l4s\"".into());
         }
         if let Some(b) = self.ecn_beta {
             if !self.ecn {

@@ -247,7 +247,7 @@ impl TcpSocket {
             next_send: Time::ZERO,
             pacing_timer: Timer::new(),
             loss_until: 0,
-            ecn: Ecn::new(cfg.ecn, cfg.handshake),
+            ecn: Ecn::new(cfg.ecn, cfg.handshake).with_l4s(cfg.ecn_l4s),
             rx: Reassembly::default(),
             delivered: 0,
             unacked_segments: 0,
@@ -378,7 +378,7 @@ impl TcpSocket {
             _ => return,
         }
         if len > 0 {
-            self.ecn_on_data(h.flags, pdu.ecn);
+            self.ecn_on_data(now, h.flags, pdu.ecn, out);
             self.on_data(now, unwrap(self.rx.rcv_nxt, h.seq), len);
         }
         if h.flags & TCP_ACK != 0 {
@@ -449,7 +449,7 @@ impl TcpSocket {
             let advanced = ack > prev_una;
             self.rack_on_ack(now, ack, mark, &blocks[..n], advanced, pure_dup, out);
         }
-        self.ecn_on_ack(now, h.flags);
+        self.ecn_on_ack(now, h.flags, prev_una);
         // Last, as Linux's tcp_cong_control follows tcp_fastretrans_alert:
         // a rate-based controller sees the recovery state this ACK left
         // and sets the window, which no recovery rule overrides.

@@ -1,6 +1,8 @@
 //! The socket's side of ECN (RFC 3168 §6.1, `ecn.rs` holding the state):
 //! what a data segment carries, what an arriving one says, and the
-//! reduction an ECE asks for, which the controller may decline (BBR).
+//! reduction an ECE asks for, which the controller may decline (BBR). In
+//! L4S mode the echo is DCTCP's (RFC 8257 §3.2) and the reduction
+//! scalable (§3.3).
 
 use super::{State, TcpSocket};
 use crate::engine::Time;
@@ -10,7 +12,12 @@ use crate::transport::tcp::congestion::CongestionControl;
 impl TcpSocket {
     /// A data segment arrived with these flags and this IP ECN field: count
     /// a CE mark and ACK at once where RFC 3168 (and Linux) wants it.
-    pub(super) fn ecn_on_data(&mut self, flags: u8, field: u8) {
+    pub(super) fn ecn_on_data(&mut self, now: Time, flags: u8, field: u8, out: &mut Vec<Pdu>) {
+        if self.ecn.ce_state_changes(field) && self.unacked_segments > 0 {
+            // RFC 8257 §3.2: the held ACK reports the earlier segments'
+            // state before this one changes it.
+            self.send_ack(now, out);
+        }
         let (marked, ack_now) = self.ecn.on_data(flags, field);
         self.stats.ce_marks_received += u64::from(marked);
         self.ack_now |= ack_now;
@@ -18,7 +25,11 @@ impl TcpSocket {
 
     /// After the ACK's loss recovery: one reduction per window of data on
     /// ECE.
-    pub(super) fn ecn_on_ack(&mut self, now: Time, flags: u8) {
+    pub(super) fn ecn_on_ack(&mut self, now: Time, flags: u8, prev_una: u64) {
+        let (una, max) = (self.snd_una, self.snd_max);
+        if let Some(s) = self.ecn.scalable() {
+            s.on_ack(una.saturating_sub(prev_una), flags & TCP_ECE != 0, una, max);
+        }
         if self.ecn.reduce_on(flags, self.snd_una) && self.cc.responds_to_ecn() {
             self.ecn_reduce(now);
         }
@@ -27,7 +38,8 @@ impl TcpSocket {
     /// Whether this ACK may not grow cwnd: it echoes a CE mark the
     /// controller answers (RFC 3168 §6.1.2).
     pub(super) fn ecn_holds_growth(&self, flags: u8) -> bool {
-        flags & TCP_ECE != 0 && self.ecn.on() && self.cc.responds_to_ecn()
+        // L4S: ECE is routine there; only the reduction answers it.
+        flags & TCP_ECE != 0 && self.ecn.on() && !self.cfg.ecn_l4s && self.cc.responds_to_ecn()
     }
 
     /// ECT(0) on new data and CWR after a reduction (§6.1.2, §6.1.5).
@@ -59,6 +71,12 @@ impl TcpSocket {
             // above (CUBIC's W_max); only the reduction is gentler.
             let mss = self.cfg.mss as u64;
             self.ssthresh = ((basis as f64 * beta) as u64).max(2 * mss);
+        }
+        if let Some(s) = self.ecn.scalable() {
+            // RFC 8257 §3.3: cwnd (1 - alpha/2); the controller's state
+            // (CUBIC's W_max, its epoch) is the call above's, as for ABE.
+            let mss = self.cfg.mss as u64;
+            self.ssthresh = s.reduced(self.cwnd).max(2 * mss);
         }
         self.cwnd = self.ssthresh;
         self.ecn.reduced(self.snd_max);

@@ -219,3 +219,54 @@ fn without_ecn_nothing_changes() {
     assert!(b.ecn_log.iter().all(|&f| f == ecn::NOT_ECT));
     assert_eq!(b.s[1].stats.ce_marks_received, 0);
 }
+
+/// L4S mode (RFC 8257 §3.2's echo): with delayed ACKs, every ACK covers
+/// only segments of one CE state and carries ECE exactly when they were
+/// marked, so the bytes acknowledged with ECE are the marked ones; new
+/// data leaves ECT(1) and no CWR is sent.
+#[test]
+fn l4s_echo_reports_each_marked_byte_with_delayed_acks() {
+    let mut c = ecn_cfg(Kind::Reno, true);
+    c.ecn_l4s = true;
+    let mss = c.mss as u64;
+    // Isolated marks at odd and even places, and a run of three.
+    let marked = [5, 8, 9, 10, 21, 40];
+    let marks: Vec<u64> = marked.iter().map(|i| i * mss).collect();
+    let p = run(c, &marks);
+    for (l, &field) in p.log.iter().zip(&p.ecn_log) {
+        if is_data(l) && field != ecn::NOT_ECT {
+            assert!(field == ecn::ECT1 || field == ecn::CE, "{l:?}");
+        }
+        assert_eq!(
+            l.2.flags & TCP_CWR != 0,
+            l.2.flags & TCP_SYN != 0 && l.1 == 0
+        );
+    }
+    let syn_ack = p.log.iter().find(|l| l.1 == 1).unwrap();
+    assert!(syn_ack.2.flags & TCP_SYN != 0);
+    let (mut prev, mut echoed, mut acks) = (0, 0, 0);
+    for l in p
+        .log
+        .iter()
+        .filter(|l| l.1 == 1 && l.2.flags & TCP_SYN == 0)
+    {
+        let rel = u64::from(l.2.ack.wrapping_sub(syn_ack.2.ack));
+        if rel <= prev {
+            continue;
+        }
+        let ece = l.2.flags & TCP_ECE != 0;
+        let covered: Vec<u64> = (prev / mss..rel.div_ceil(mss)).collect();
+        assert!(
+            covered.iter().all(|i| marked.contains(i) == ece),
+            "ACK to {rel} (ECE {ece}) covers segments {covered:?}"
+        );
+        echoed += if ece { rel - prev } else { 0 };
+        acks += 1;
+        prev = rel;
+    }
+    assert_eq!(echoed, 6 * mss);
+    // Delayed ACKs were in force: fewer ACKs than segments.
+    assert!(acks < BYTES / mss, "{acks}");
+    assert!(p.s[0].stats.ecn_reductions >= 1);
+    assert_eq!(p.s[0].stats.retransmissions, 0);
+}
