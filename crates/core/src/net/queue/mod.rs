@@ -6,6 +6,8 @@
 //! - `red`: Random Early Detection, gentle and adaptive (an AQM that
 //!   decides at arrival).
 //! - `codel`: CoDel, RFC 8289 (an AQM that drops at dequeue).
+//! - `fq_codel`: FQ-CoDel, RFC 8290 (flow queues under deficit round
+//!   robin, each with its CoDel).
 //!
 //! A discipline implements `QueueDiscipline`; `QueueConfig` is its entry in
 //! a scenario description and builds it, and `Queue` is the one dispatch
@@ -22,11 +24,13 @@
 mod codel;
 mod drop_tail;
 mod fifo;
+mod fq_codel;
 mod red;
 mod two_priority;
 
 pub use codel::{Codel, CodelConfig};
 pub use drop_tail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use red::{Red, RedConfig};
 pub use two_priority::{LevelConfig, TwoPriority};
 
@@ -111,6 +115,10 @@ pub(crate) struct Dequeued {
     pub(crate) drops: u64,
     /// PDUs marked CE at dequeue, in all.
     pub(crate) marks: u64,
+    /// PDUs already waiting dropped at an arrival to make room
+    /// (FQ-CoDel's drop from the fattest queue), in all; their flows are
+    /// in `flows` too.
+    pub(crate) overflow: u64,
 }
 
 /// What every queue discipline is to the link that holds it. The link asks
@@ -162,6 +170,8 @@ pub enum QueueConfig {
     Red(RedConfig),
     /// CoDel, RFC 8289 (`queue.type = "codel"`).
     Codel(CodelConfig),
+    /// FQ-CoDel, RFC 8290 (`queue.type = "fq_codel"`).
+    FqCodel(FqCodelConfig),
 }
 
 impl QueueConfig {
@@ -176,6 +186,10 @@ impl QueueConfig {
                 Queue::Red(Box::new(Red::new(c, rng)))
             }
             QueueConfig::Codel(c) => Queue::Codel(Box::new(Codel::new(c))),
+            QueueConfig::FqCodel(c) => {
+                let rng = RngStream::new(seed, &format!("{at}.queue"));
+                Queue::FqCodel(Box::new(FqCodel::new(c, rng)))
+            }
         }
     }
 
@@ -190,6 +204,7 @@ impl Check for QueueConfig {
         match self {
             QueueConfig::Red(c) => c.check(),
             QueueConfig::Codel(c) => c.check(),
+            QueueConfig::FqCodel(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -210,6 +225,8 @@ pub enum Queue {
     Red(Box<Red>),
     /// CoDel; boxed likewise.
     Codel(Box<Codel>),
+    /// FQ-CoDel; boxed likewise.
+    FqCodel(Box<FqCodel>),
 }
 
 impl Queue {
@@ -231,6 +248,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.admission(p),
             Queue::Red(q) => q.admission(p),
             Queue::Codel(q) => q.admission(p),
+            Queue::FqCodel(q) => q.admission(p),
         }
     }
 
@@ -250,12 +268,13 @@ impl Queue {
             Queue::TwoPriority(q) => q.admission(p),
             Queue::Red(q) => q.admit(p, now, idle()),
             Queue::Codel(q) => q.admission(p),
+            Queue::FqCodel(q) => q.admission(p),
         }
     }
 
     /// Whether the discipline is an AQM, with keys of its own in the summary.
     pub(crate) fn is_aqm(&self) -> bool {
-        matches!(self, Queue::Red(_) | Queue::Codel(_))
+        matches!(self, Queue::Red(_) | Queue::Codel(_) | Queue::FqCodel(_))
     }
 
     /// The RED queue, if it is one.
@@ -266,14 +285,16 @@ impl Queue {
         }
     }
 
-    /// Stores `p`, which `admission` has just admitted.
+    /// Stores `p`, which `admission` has just admitted; PDUs already
+    /// waiting that a discipline drops to make room go to `out`.
     #[inline(always)]
-    pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
+    pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time, out: &mut Dequeued) {
         match self {
             Queue::DropTail(q) => q.push(p, now),
             Queue::TwoPriority(q) => q.push(p, now),
             Queue::Red(q) => q.push(p, now),
             Queue::Codel(q) => q.push(p, now),
+            Queue::FqCodel(q) => q.push_to(p, out),
         }
     }
 
@@ -281,7 +302,7 @@ impl Queue {
     pub fn push(&mut self, p: Pdu, now: Time) -> Verdict {
         let v = self.admission(&p);
         if v == Verdict::Queued {
-            self.push_admitted(p, now);
+            self.push_admitted(p, now, &mut Dequeued::default());
         }
         v
     }
@@ -293,6 +314,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.pop(now, out),
             Queue::Red(q) => q.pop(now, out),
             Queue::Codel(q) => q.pop(now, out),
+            Queue::FqCodel(q) => q.pop(now, out),
         }
     }
 
@@ -303,6 +325,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.packets(),
             Queue::Red(q) => q.packets(),
             Queue::Codel(q) => q.packets(),
+            Queue::FqCodel(q) => q.packets(),
         }
     }
 
@@ -315,6 +338,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.packets_at(level),
             Queue::Red(q) => q.packets_at(level),
             Queue::Codel(q) => q.packets_at(level),
+            Queue::FqCodel(q) => q.packets_at(level),
         }
     }
 
@@ -326,6 +350,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.bytes(),
             Queue::Red(q) => q.bytes(),
             Queue::Codel(q) => q.bytes(),
+            Queue::FqCodel(q) => q.bytes(),
         }
     }
 
@@ -336,6 +361,7 @@ impl Queue {
             Queue::TwoPriority(q) => q.for_each_waiting(&mut f),
             Queue::Red(q) => q.for_each_waiting(&mut f),
             Queue::Codel(q) => q.for_each_waiting(&mut f),
+            Queue::FqCodel(q) => q.for_each_waiting(&mut f),
         }
     }
 }
