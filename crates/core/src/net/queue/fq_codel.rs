@@ -33,7 +33,7 @@ pub struct FqCodelConfig {
     /// Number of flow queues the flow ids hash into (§5.1.3: 1024).
     pub flows: u32,
     /// Bytes a queue may send per round (§5.1.1: 1514).
-    pub quantum: u32,
+    pub quantum_bytes: u32,
     /// CoDel's target in each queue (§5.2: 5 ms).
     pub target_ps: Duration,
     /// CoDel's interval in each queue (§5.2: 100 ms).
@@ -50,7 +50,7 @@ impl Check for FqCodelConfig {
         if self.flows == 0 {
             return Err("queue: fq_codel's flows must be at least 1".into());
         }
-        if self.quantum == 0 {
+        if self.quantum_bytes == 0 {
             return Err("queue: fq_codel's quantum must be positive".into());
         }
         if matches!(self.limit, Limit::Packets(0) | Limit::Bytes(0)) {
@@ -149,7 +149,7 @@ impl FqCodel {
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             totals: Totals::default(),
-            perturbation: rng.next_u64(),
+            perturbation: rng.below(u64::MAX),
             max_packet: 0,
         }
     }
@@ -190,7 +190,7 @@ impl FqCodel {
         q.fifo.push(p);
         if q.list == List::None {
             q.list = List::New;
-            q.deficit = i64::from(self.cfg.quantum);
+            q.deficit = i64::from(self.cfg.quantum_bytes);
             self.new_flows.push_back(i as u32);
         }
         while self.over_limit() {
@@ -228,7 +228,7 @@ impl FqCodel {
             };
             let q = &mut self.queues[i as usize];
             if q.deficit <= 0 {
-                q.deficit += i64::from(self.cfg.quantum);
+                q.deficit += i64::from(self.cfg.quantum_bytes);
                 q.list = List::Old;
                 self.pop_list(from_new);
                 self.old_flows.push_back(i);

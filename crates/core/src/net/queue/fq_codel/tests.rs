@@ -6,7 +6,7 @@ fn cfg(limit: u64) -> FqCodelConfig {
     FqCodelConfig {
         limit: Limit::Packets(limit),
         flows: 1024,
-        quantum: 1514,
+        quantum_bytes: 1514,
         target_ps: Duration(5 * MS),
         interval_ps: Duration(100 * MS),
         ecn: false,
@@ -203,7 +203,7 @@ fn check_refuses_zero_parameters() {
             ..cfg(10)
         },
         FqCodelConfig {
-            quantum: 0,
+            quantum_bytes: 0,
             ..cfg(10)
         },
         FqCodelConfig {
