@@ -30,6 +30,7 @@ from .values import (
     PositiveLimit,
     PositiveNumber,
     PositiveRate,
+    PositiveSize,
     PositiveTime,
     Probability,
     Str,
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
     from .validation import Checks
 
 DEFAULT_LIMIT = parse_limit("1000 packets")
+# FQ-CoDel's own default (RFC 8290 §5.1, Linux's): all flow queues together.
+FQ_CODEL_LIMIT = parse_limit("10240 packets")
 
 
 class Band(_Table):
@@ -78,6 +81,7 @@ class Queue(_Table):
             ("min_th", "max_th"),
         ),
         "codel": (("type", "limit", "target", "interval", "ecn"), ()),
+        "fq_codel": (("type", "limit", "flows", "quantum", "target", "interval", "ecn"), ()),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -97,7 +101,11 @@ class Queue(_Table):
     # CoDel (RFC 8289 §4.4, §4.5).
     target: PositiveTime = parse_time("5 ms")
     interval: PositiveTime = parse_time("100 ms")
-    # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
+    # FQ-CoDel (RFC 8290 §5.1): flow queues the flows hash into, and the
+    # bytes each sends per round; target and interval are CoDel's.
+    flows: PositiveInt = 1024
+    quantum: PositiveSize = 1514
+    # RED, CoDel and FQ-CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
 
 
@@ -188,6 +196,16 @@ def describe_queue(queue: Queue) -> dict:
         return {
             "kind": "codel",
             "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            "target_ps": queue.target,
+            "interval_ps": queue.interval,
+            "ecn": queue.ecn,
+        }
+    if queue.type == "fq_codel":
+        return {
+            "kind": "fq_codel",
+            "limit": _limit(queue.limit or FQ_CODEL_LIMIT),
+            "flows": queue.flows,
+            "quantum_bytes": queue.quantum,
             "target_ps": queue.target,
             "interval_ps": queue.interval,
             "ecn": queue.ecn,
