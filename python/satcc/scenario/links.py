@@ -81,7 +81,10 @@ class Queue(_Table):
             ("min_th", "max_th"),
         ),
         "codel": (("type", "limit", "target", "interval", "ecn"), ()),
-        "fq_codel": (("type", "limit", "flows", "quantum", "target", "interval", "ecn"), ()),
+        "fq_codel": (
+            ("type", "limit", "flows", "quantum", "target", "interval", "ecn", "ce_threshold"),
+            (),
+        ),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -105,6 +108,8 @@ class Queue(_Table):
     # bytes each sends per round; target and interval are CoDel's.
     flows: PositiveInt = 1024
     quantum: PositiveSize = 1514
+    # Linux's ce_threshold: mark ECT PDUs that waited longer (off if unset).
+    ce_threshold: optional(PositiveTime) = None
     # RED, CoDel and FQ-CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
 
@@ -209,6 +214,7 @@ def describe_queue(queue: Queue) -> dict:
             "target_ps": queue.target,
             "interval_ps": queue.interval,
             "ecn": queue.ecn,
+            "ce_threshold_ps": queue.ce_threshold,
         }
     bands = {}
     for name in ("high", "low"):

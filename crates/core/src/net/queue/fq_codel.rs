@@ -18,7 +18,7 @@ use super::codel::{CodelParams, CodelSource, CodelState};
 use super::fifo::{level, Fifo};
 use super::{Dequeued, Limit, QueueDiscipline, Verdict};
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
-use crate::net::pdu::Pdu;
+use crate::net::pdu::{ecn, Pdu};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -40,6 +40,11 @@ pub struct FqCodelConfig {
     pub interval_ps: Duration,
     /// Marks ECN-capable PDUs instead of dropping them at dequeue (§5.2).
     pub ecn: bool,
+    /// Marks every ECN-capable PDU that waited longer than this, whatever
+    /// CoDel decides (Linux's `ce_threshold`, for DCTCP-style senders);
+    /// `None`: off.
+    #[serde(default)]
+    pub ce_threshold_ps: Option<Duration>,
 }
 
 impl Check for FqCodelConfig {
@@ -52,6 +57,9 @@ impl Check for FqCodelConfig {
         }
         if self.quantum_bytes == 0 {
             return Err("queue: fq_codel's quantum must be positive".into());
+        }
+        if self.ce_threshold_ps.is_some_and(|t| t.ps() == 0) {
+            return Err("queue: fq_codel's ce_threshold must be positive".into());
         }
         if matches!(self.limit, Limit::Packets(0) | Limit::Bytes(0)) {
             return Err("queue: fq_codel's limit must be positive".into());
@@ -239,8 +247,11 @@ impl FqCodel {
                 totals: &mut self.totals,
             };
             match q.codel.dequeue(&mut src, now, &c, out) {
-                Some(p) => {
+                Some(mut p) => {
                     q.deficit -= i64::from(p.bytes);
+                    if let Some(threshold) = self.cfg.ce_threshold_ps {
+                        mark_above(&mut p, now, threshold, out);
+                    }
                     return Some(p);
                 }
                 None => {
@@ -262,6 +273,17 @@ impl FqCodel {
         } else {
             self.old_flows.pop_front();
         }
+    }
+}
+
+/// Linux's `ce_threshold` (`include/net/codel_impl.h`): an ECT PDU that
+/// waited longer than `threshold` leaves marked CE; one already CE (CoDel
+/// marked it) or Not-ECT is left alone.
+fn mark_above(p: &mut Pdu, now: Time, threshold: Duration, out: &mut Dequeued) {
+    let ect = p.ecn != ecn::NOT_ECT && p.ecn != ecn::CE;
+    if ect && now.since(p.enqueued) > threshold {
+        p.ecn = ecn::CE;
+        out.marks += 1;
     }
 }
 

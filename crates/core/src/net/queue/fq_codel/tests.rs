@@ -10,6 +10,7 @@ fn cfg(limit: u64) -> FqCodelConfig {
         target_ps: Duration(5 * MS),
         interval_ps: Duration(100 * MS),
         ecn: false,
+        ce_threshold_ps: None,
     }
 }
 
@@ -217,4 +218,41 @@ fn check_refuses_zero_parameters() {
     ] {
         assert!(bad.check().is_err(), "{bad:?}");
     }
+}
+
+#[test]
+fn ce_threshold_marks_ect_pdus_that_waited_longer_only() {
+    let mut q = FqCodel::new(
+        FqCodelConfig {
+            ce_threshold_ps: Some(Duration(MS)),
+            ..cfg(100)
+        },
+        RngStream::new(1, "t.queue"),
+    );
+    let f = distinct_flows(&q, 1)[0];
+    let mut out = Dequeued::default();
+    for (seq, (waited_ms, e)) in [
+        (2, ecn::ECT0),
+        (2, ecn::NOT_ECT),
+        (0, ecn::ECT0),
+        (2, ecn::CE),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut p = pdu(f, 1000, seq as u64);
+        p.ecn = e;
+        p.enqueued = Time((10 - waited_ms) * MS);
+        q.push_to(p, &mut out);
+    }
+    let got: Vec<u8> =
+        std::iter::from_fn(|| q.pop(Time(10 * MS), &mut out).map(|p| p.ecn)).collect();
+    assert_eq!(got, vec![ecn::CE, ecn::NOT_ECT, ecn::ECT0, ecn::CE]);
+    assert_eq!((out.marks, out.drops), (1, 0));
+    assert!(FqCodelConfig {
+        ce_threshold_ps: Some(Duration(0)),
+        ..cfg(10)
+    }
+    .check()
+    .is_err());
 }
