@@ -31,6 +31,7 @@ from .values import (
     PositiveLimit,
     PositiveNumber,
     PositiveRate,
+    PositiveSize,
     PositiveTime,
     Probability,
     Str,
@@ -109,6 +110,10 @@ class Queue(_Table):
             ),
             (),
         ),
+        "fq_codel": (
+            ("type", "limit", "flows", "quantum", "target", "interval", "ecn", "ce_threshold"),
+            (),
+        ),
     }
     DEFAULT_VARIANT = "droptail"
 
@@ -128,7 +133,13 @@ class Queue(_Table):
     # CoDel (RFC 8289 §4.4, §4.5).
     target: PositiveTime = parse_time("5 ms")
     interval: PositiveTime = parse_time("100 ms")
-    # RED and CoDel: mark ECN-capable PDUs instead of dropping them.
+    # FQ-CoDel (RFC 8290 §5.1): flow queues the flows hash into, and the
+    # bytes each sends per round; target and interval are CoDel's.
+    flows: PositiveInt = 1024
+    quantum: PositiveSize = 1514
+    # Linux's ce_threshold: mark ECT PDUs that waited longer (off if unset).
+    ce_threshold: optional(PositiveTime) = None
+    # RED, CoDel and FQ-CoDel: mark ECN-capable PDUs instead of dropping them.
     ecn: Bool = False
     # PIE (RFC 8033 §5.1) and DualPI2 (RFC 9332 App. A.1): the PI
     # controller's period and gains, each discipline's own defaults
@@ -147,8 +158,9 @@ class Queue(_Table):
 
 
 # The defaults of keys a discipline shares with others, where its own
-# differ from the table's: PIE's (RFC 8033 §5.1) and DualPI2's (RFC 9332
-# App. A.1, Linux's limit; ECN on, as L4S needs it).
+# differ from the table's: PIE's (RFC 8033 §5.1), FQ-CoDel's limit (RFC 8290
+# §5.1) and DualPI2's (RFC 9332 App. A.1, Linux's limit; ECN on, as L4S
+# needs it).
 VARIANT_DEFAULTS = {
     "pie": {
         "target": parse_time("15 ms"),
@@ -156,6 +168,7 @@ VARIANT_DEFAULTS = {
         "alpha": 0.125,
         "beta": 1.25,
     },
+    "fq_codel": {"limit": parse_limit("10240 packets")},
     "dualpi2": {
         "limit": parse_limit("10000 packets"),
         "target": parse_time("15 ms"),
@@ -298,6 +311,17 @@ def describe_queue(queue: Queue) -> dict:
             "c_protection": queue.c_protection,
             "ecn": _value(queue, "ecn"),
         }
+    if queue.type == "fq_codel":
+        return {
+            "kind": "fq_codel",
+            "limit": _limit(_value(queue, "limit")),
+            "flows": queue.flows,
+            "quantum_bytes": queue.quantum,
+            "target_ps": queue.target,
+            "interval_ps": queue.interval,
+            "ecn": queue.ecn,
+            "ce_threshold_ps": queue.ce_threshold,
+        }
     bands = {}
     for name in ("high", "low"):
         band = getattr(queue, name)
@@ -408,7 +432,7 @@ def check_queue_sizes(checks: Checks, routes: dict, requests) -> None:
 def _band(queue: Queue, priority: int) -> tuple[tuple, tuple[str, int]]:
     """The key path within the queue and the limit that applies to a priority."""
     if queue.type != "priority":
-        return (), queue.limit or DEFAULT_LIMIT
+        return (), _value(queue, "limit")
     name = "high" if priority == 0 else "low"
     return (name,), getattr(queue, name).limit
 

@@ -274,7 +274,7 @@ impl Link {
 
     #[inline]
     fn push_admitted(&mut self, now: Time, pdu: Pdu) {
-        self.queue.push_admitted(pdu, now);
+        self.queue.push_admitted(pdu, now, &mut self.dequeued);
         // A level's queue only grows here, so its maximum is kept here.
         let level = usize::from(pdu.priority.min(1));
         let m = &mut self.stats.queue_max_by_priority[level];

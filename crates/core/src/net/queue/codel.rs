@@ -45,11 +45,39 @@ struct Head {
     ok_to_drop: bool,
 }
 
-/// A CoDel queue.
-#[derive(Clone, Debug)]
-pub struct Codel {
-    fifo: Fifo,
-    cfg: CodelConfig,
+/// A FIFO of PDUs CoDel's state machine runs over: a CoDel queue's one
+/// FIFO, or one flow queue of FQ-CoDel.
+pub(super) trait CodelSource {
+    /// Takes the head PDU off.
+    fn pop_head(&mut self) -> Option<Pdu>;
+    /// Bytes left waiting after `pop_head`, for the `maxpacket` rule.
+    fn backlog(&self) -> u64;
+}
+
+impl CodelSource for Fifo {
+    fn pop_head(&mut self) -> Option<Pdu> {
+        self.pop()
+    }
+
+    fn backlog(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// The parameters CoDel's state machine judges with.
+#[derive(Copy, Clone, Debug)]
+pub(super) struct CodelParams {
+    pub(super) target: Duration,
+    pub(super) interval: Duration,
+    pub(super) ecn: bool,
+    /// The largest PDU seen: one of these queued is never too many.
+    pub(super) max_packet: u64,
+}
+
+/// CoDel's per-queue state (RFC 8289 §5.5's variables) and its dequeue,
+/// over any `CodelSource`.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CodelState {
     /// When the sojourn time, above target since, will have been so for
     /// an interval; `None` while below target.
     first_above: Option<Time>,
@@ -58,35 +86,19 @@ pub struct Codel {
     drop_next: Time,
     count: u32,
     last_count: u32,
-    /// The largest PDU seen: one of these queued is never too many.
-    max_packet: u64,
 }
 
-impl Codel {
-    /// An empty CoDel queue.
-    pub fn new(cfg: CodelConfig) -> Codel {
-        Codel {
-            fifo: Fifo::new(),
-            cfg,
-            first_above: None,
-            dropping: false,
-            drop_next: Time::ZERO,
-            count: 0,
-            last_count: 0,
-            max_packet: 0,
-        }
-    }
-
+impl CodelState {
     /// `t` plus the control law's spacing at `count` drops (§4.2).
-    fn control_law(&self, t: Time, count: u32) -> Time {
-        let gap = self.cfg.interval_ps.ps() as f64 / f64::from(count.max(1)).sqrt();
+    fn control_law(t: Time, count: u32, c: &CodelParams) -> Time {
+        let gap = c.interval.ps() as f64 / f64::from(count.max(1)).sqrt();
         Time(t.ps() + gap as u64)
     }
 
     /// §5.5 `dodequeue`: the head, and whether the sojourn time has been
     /// above target for at least an interval.
-    fn dodequeue(&mut self, now: Time) -> Head {
-        let Some(p) = self.fifo.pop() else {
+    fn dodequeue(&mut self, q: &mut impl CodelSource, now: Time, c: &CodelParams) -> Head {
+        let Some(p) = q.pop_head() else {
             self.first_above = None;
             return Head {
                 p: None,
@@ -95,11 +107,11 @@ impl Codel {
         };
         let sojourn = now.since(p.enqueued);
         let mut ok_to_drop = false;
-        if sojourn < self.cfg.target_ps || self.fifo.bytes <= self.max_packet {
+        if sojourn < c.target || q.backlog() <= c.max_packet {
             self.first_above = None;
         } else {
             match self.first_above {
-                None => self.first_above = Some(now + self.cfg.interval_ps),
+                None => self.first_above = Some(now + c.interval),
                 Some(t) => ok_to_drop = now >= t,
             }
         }
@@ -110,8 +122,8 @@ impl Codel {
     }
 
     /// Marks `p` if ECN is on and `p` is ECN-capable; false otherwise.
-    fn mark(&self, p: &mut Pdu, out: &mut Dequeued) -> bool {
-        if self.cfg.ecn && p.ecn != ecn::NOT_ECT {
+    fn mark(p: &mut Pdu, c: &CodelParams, out: &mut Dequeued) -> bool {
+        if c.ecn && p.ecn != ecn::NOT_ECT {
             p.ecn = ecn::CE;
             out.marks += 1;
             true
@@ -123,6 +135,91 @@ impl Codel {
     fn drop(p: Pdu, out: &mut Dequeued) {
         out.drops += 1;
         out.flows.push(p.flow);
+    }
+
+    /// §5.5 `dequeue`: the next PDU of `q` to send; the PDUs dropped or
+    /// marked on the way are counted in `out`.
+    pub(super) fn dequeue(
+        &mut self,
+        q: &mut impl CodelSource,
+        now: Time,
+        c: &CodelParams,
+        out: &mut Dequeued,
+    ) -> Option<Pdu> {
+        let mut r = self.dodequeue(q, now, c);
+        let Some(mut p) = r.p else {
+            self.dropping = false;
+            return None;
+        };
+        if self.dropping {
+            if !r.ok_to_drop {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                self.count += 1;
+                if Self::mark(&mut p, c, out) {
+                    self.drop_next = Self::control_law(self.drop_next, self.count, c);
+                    return Some(p);
+                }
+                Self::drop(p, out);
+                r = self.dodequeue(q, now, c);
+                let Some(next) = r.p else {
+                    self.dropping = false;
+                    return None;
+                };
+                p = next;
+                if r.ok_to_drop {
+                    self.drop_next = Self::control_law(self.drop_next, self.count, c);
+                } else {
+                    self.dropping = false;
+                }
+            }
+        } else if r.ok_to_drop {
+            if !Self::mark(&mut p, c, out) {
+                Self::drop(p, out);
+                r = self.dodequeue(q, now, c);
+                p = r.p?;
+            }
+            self.dropping = true;
+            // Re-entering soon after leaving: resume near the old rate.
+            let delta = self.count.saturating_sub(self.last_count);
+            let recent = now.since(self.drop_next).ps() < 16 * c.interval.ps();
+            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.drop_next = Self::control_law(now, self.count, c);
+            self.last_count = self.count;
+        }
+        Some(p)
+    }
+}
+
+/// A CoDel queue: CoDel's state over one FIFO.
+#[derive(Clone, Debug)]
+pub struct Codel {
+    fifo: Fifo,
+    cfg: CodelConfig,
+    state: CodelState,
+    /// The largest PDU seen: one of these queued is never too many.
+    max_packet: u64,
+}
+
+impl Codel {
+    /// An empty CoDel queue.
+    pub fn new(cfg: CodelConfig) -> Codel {
+        Codel {
+            fifo: Fifo::new(),
+            cfg,
+            state: CodelState::default(),
+            max_packet: 0,
+        }
+    }
+
+    fn params(&self) -> CodelParams {
+        CodelParams {
+            target: self.cfg.target_ps,
+            interval: self.cfg.interval_ps,
+            ecn: self.cfg.ecn,
+            max_packet: self.max_packet,
+        }
     }
 }
 
@@ -142,49 +239,8 @@ impl QueueDiscipline for Codel {
 
     /// §5.5 `dequeue`.
     fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu> {
-        let mut r = self.dodequeue(now);
-        let Some(mut p) = r.p else {
-            self.dropping = false;
-            return None;
-        };
-        if self.dropping {
-            if !r.ok_to_drop {
-                self.dropping = false;
-            }
-            while self.dropping && now >= self.drop_next {
-                self.count += 1;
-                if self.mark(&mut p, out) {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                    return Some(p);
-                }
-                Codel::drop(p, out);
-                r = self.dodequeue(now);
-                let Some(next) = r.p else {
-                    self.dropping = false;
-                    return None;
-                };
-                p = next;
-                if r.ok_to_drop {
-                    self.drop_next = self.control_law(self.drop_next, self.count);
-                } else {
-                    self.dropping = false;
-                }
-            }
-        } else if r.ok_to_drop {
-            if !self.mark(&mut p, out) {
-                Codel::drop(p, out);
-                r = self.dodequeue(now);
-                p = r.p?;
-            }
-            self.dropping = true;
-            // Re-entering soon after leaving: resume near the old rate.
-            let delta = self.count.saturating_sub(self.last_count);
-            let recent = now.since(self.drop_next).ps() < 16 * self.cfg.interval_ps.ps();
-            self.count = if delta > 1 && recent { delta } else { 1 };
-            self.drop_next = self.control_law(now, self.count);
-            self.last_count = self.count;
-        }
-        Some(p)
+        let c = self.params();
+        self.state.dequeue(&mut self.fifo, now, &c, out)
     }
 
     fn packets(&self) -> u64 {
@@ -307,7 +363,7 @@ mod tests {
     fn re_entering_soon_resumes_near_the_old_count() {
         let mut q = codel(false);
         run(&mut q, 20, 1000);
-        let high = q.count;
+        let high = q.state.count;
         assert!(high > 10, "{high}");
         // A short spell below target, then above again.
         let mut out = Dequeued::default();
@@ -322,11 +378,15 @@ mod tests {
         };
         q.push(p, Time(t0 * MS));
         q.pop(Time(t0 * MS), &mut out);
-        assert!(!q.dropping);
+        assert!(!q.state.dropping);
         run_from(&mut q, t0 + 1, 20, 400);
         // It resumed with the drops of the last spell (count - last_count
         // > 1), not from 1.
-        assert!(q.dropping && q.last_count > 1, "{}", q.last_count);
+        assert!(
+            q.state.dropping && q.state.last_count > 1,
+            "{}",
+            q.state.last_count
+        );
     }
 
     fn run_from(q: &mut Codel, from_ms: u64, wait_ms: u64, for_ms: u64) {

@@ -8,6 +8,8 @@
 //! - `codel`: CoDel, RFC 8289 (an AQM that drops at dequeue).
 //! - `pie`: PIE, RFC 8033 (an AQM that decides at arrival, by delay).
 //! - `dualpi2`: DualPI2, RFC 9332's coupled L4S/classic dual queue.
+//! - `fq_codel`: FQ-CoDel, RFC 8290 (flow queues under deficit round
+//!   robin, each with its CoDel).
 //!
 //! A discipline implements `QueueDiscipline`; `QueueConfig` is its entry in
 //! a scenario description and builds it, and `Queue` is the one dispatch
@@ -25,6 +27,7 @@ mod codel;
 mod drop_tail;
 mod dualpi2;
 mod fifo;
+mod fq_codel;
 mod pie;
 mod red;
 mod two_priority;
@@ -32,6 +35,7 @@ mod two_priority;
 pub use codel::{Codel, CodelConfig};
 pub use drop_tail::DropTail;
 pub use dualpi2::{DualPi2, DualPi2Config};
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 pub use two_priority::{LevelConfig, TwoPriority};
@@ -117,6 +121,10 @@ pub(crate) struct Dequeued {
     pub(crate) drops: u64,
     /// PDUs marked CE at dequeue, in all.
     pub(crate) marks: u64,
+    /// PDUs already waiting dropped at an arrival to make room
+    /// (FQ-CoDel's drop from the fattest queue), in all; their flows are
+    /// in `flows` too.
+    pub(crate) overflow: u64,
 }
 
 /// What every queue discipline is to the link that holds it. The link asks
@@ -172,6 +180,8 @@ pub enum QueueConfig {
     Pie(PieConfig),
     /// DualPI2, RFC 9332 (`queue.type = "dualpi2"`).
     Dualpi2(DualPi2Config),
+    /// FQ-CoDel, RFC 8290 (`queue.type = "fq_codel"`).
+    FqCodel(FqCodelConfig),
 }
 
 impl QueueConfig {
@@ -194,6 +204,10 @@ impl QueueConfig {
                 let rng = RngStream::new(seed, &format!("{at}.queue"));
                 Queue::DualPi2(Box::new(DualPi2::new(c, rng)))
             }
+            QueueConfig::FqCodel(c) => {
+                let rng = RngStream::new(seed, &format!("{at}.queue"));
+                Queue::FqCodel(Box::new(FqCodel::new(c, rng)))
+            }
         }
     }
 
@@ -210,6 +224,7 @@ impl Check for QueueConfig {
             QueueConfig::Codel(c) => c.check(),
             QueueConfig::Pie(c) => c.check(),
             QueueConfig::Dualpi2(c) => c.check(),
+            QueueConfig::FqCodel(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -234,6 +249,8 @@ pub enum Queue {
     Pie(Box<Pie>),
     /// DualPI2; boxed likewise.
     DualPi2(Box<DualPi2>),
+    /// FQ-CoDel; boxed likewise.
+    FqCodel(Box<FqCodel>),
 }
 
 impl Queue {
@@ -257,6 +274,7 @@ impl Queue {
             Queue::Codel(q) => q.admission(p),
             Queue::Pie(q) => q.admission(p),
             Queue::DualPi2(q) => q.admission(p),
+            Queue::FqCodel(q) => q.admission(p),
         }
     }
 
@@ -278,6 +296,7 @@ impl Queue {
             Queue::Codel(q) => q.admission(p),
             Queue::Pie(q) => q.admit(p, now),
             Queue::DualPi2(q) => q.admission(p),
+            Queue::FqCodel(q) => q.admission(p),
         }
     }
 
@@ -285,7 +304,7 @@ impl Queue {
     pub(crate) fn is_aqm(&self) -> bool {
         matches!(
             self,
-            Queue::Red(_) | Queue::Codel(_) | Queue::Pie(_) | Queue::DualPi2(_)
+            Queue::Red(_) | Queue::Codel(_) | Queue::Pie(_) | Queue::DualPi2(_) | Queue::FqCodel(_)
         )
     }
 
@@ -313,9 +332,10 @@ impl Queue {
         }
     }
 
-    /// Stores `p`, which `admission` has just admitted.
+    /// Stores `p`, which `admission` has just admitted; PDUs already
+    /// waiting that a discipline drops to make room go to `out`.
     #[inline(always)]
-    pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time) {
+    pub(crate) fn push_admitted(&mut self, p: Pdu, now: Time, out: &mut Dequeued) {
         match self {
             Queue::DropTail(q) => q.push(p, now),
             Queue::TwoPriority(q) => q.push(p, now),
@@ -323,6 +343,7 @@ impl Queue {
             Queue::Codel(q) => q.push(p, now),
             Queue::Pie(q) => q.push(p, now),
             Queue::DualPi2(q) => q.push(p, now),
+            Queue::FqCodel(q) => q.push_to(p, out),
         }
     }
 
@@ -330,7 +351,7 @@ impl Queue {
     pub fn push(&mut self, p: Pdu, now: Time) -> Verdict {
         let v = self.admission(&p);
         if v == Verdict::Queued {
-            self.push_admitted(p, now);
+            self.push_admitted(p, now, &mut Dequeued::default());
         }
         v
     }
@@ -344,6 +365,7 @@ impl Queue {
             Queue::Codel(q) => q.pop(now, out),
             Queue::Pie(q) => q.pop(now, out),
             Queue::DualPi2(q) => q.pop(now, out),
+            Queue::FqCodel(q) => q.pop(now, out),
         }
     }
 
@@ -356,6 +378,7 @@ impl Queue {
             Queue::Codel(q) => q.packets(),
             Queue::Pie(q) => q.packets(),
             Queue::DualPi2(q) => q.packets(),
+            Queue::FqCodel(q) => q.packets(),
         }
     }
 
@@ -370,6 +393,7 @@ impl Queue {
             Queue::Codel(q) => q.packets_at(level),
             Queue::Pie(q) => q.packets_at(level),
             Queue::DualPi2(q) => q.packets_at(level),
+            Queue::FqCodel(q) => q.packets_at(level),
         }
     }
 
@@ -383,6 +407,7 @@ impl Queue {
             Queue::Codel(q) => q.bytes(),
             Queue::Pie(q) => q.bytes(),
             Queue::DualPi2(q) => q.bytes(),
+            Queue::FqCodel(q) => q.bytes(),
         }
     }
 
@@ -395,6 +420,7 @@ impl Queue {
             Queue::Codel(q) => q.for_each_waiting(&mut f),
             Queue::Pie(q) => q.for_each_waiting(&mut f),
             Queue::DualPi2(q) => q.for_each_waiting(&mut f),
+            Queue::FqCodel(q) => q.for_each_waiting(&mut f),
         }
     }
 }

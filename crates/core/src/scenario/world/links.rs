@@ -180,9 +180,13 @@ pub(crate) fn sample(
             mem.per_interval(link.tx_bits_at(now), dt)
         }
         "drops" => {
-            let st = &link.stats;
-            (st.drops + st.drops_clp + st.drops_early + link.dequeued.drops + st.drops_unreachable)
-                as f64
+            let (st, dq) = (&link.stats, &link.dequeued);
+            (st.drops
+                + st.drops_clp
+                + st.drops_early
+                + st.drops_unreachable
+                + dq.drops
+                + dq.overflow) as f64
         }
         "queue_high_packets" => link.queue().packets_at(0) as f64,
         "queue_low_packets" => link.queue().packets_at(1) as f64,
@@ -222,7 +226,7 @@ fn link_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
     put(s, key("arrivals"), st.arrivals);
     put(s, key("tx_packets"), st.tx_packets);
     put(s, key("tx_bytes"), st.tx_bytes);
-    put(s, key("drops"), st.drops);
+    put(s, key("drops"), st.drops + link.dequeued.overflow);
     put(s, key("drops_clp"), st.drops_clp);
     put(s, key("errors"), st.errors);
     let util = if end > 0 {
@@ -293,7 +297,7 @@ fn aqm_keys(link: &Link, now: Time, s: &mut Summary, p: &str) {
     let dq = &link.dequeued;
     let key = |k: &str| format!("{p}{k}");
     put(s, key("marks"), st.marks + dq.marks);
-    put(s, key("drops_overflow"), st.drops);
+    put(s, key("drops_overflow"), st.drops + dq.overflow);
     put(s, key("drops_early"), st.drops_early);
     put(s, key("drops_dequeue"), dq.drops);
     put(s, key("sojourn_mean_s"), num(st.wait.mean() * PS));
