@@ -129,7 +129,7 @@ GROUPS: tuple[Group, ...] = (
     ),
     Group(
         "links",
-        "Active queues (RED, CoDel)",
+        "Active queues (AQM)",
         "link",
         (
             Column("marks", "marks", "count", in_report=True),

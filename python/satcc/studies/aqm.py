@@ -81,7 +81,17 @@ def queue_table(discipline: str, ecn: bool) -> dict[str, Any]:
     return table
 
 
-DISCIPLINES = ("droptail", "red", "codel", "pie")
+DISCIPLINES = ("droptail", "red", "codel", "pie", "fq_codel", "dualpi2")
+
+
+def tcp_ecn(discipline: str, cc: str, ecn: bool) -> bool | str:
+    """The connections' `ecn`: through DualPI2, ECN means L4S senders (the
+    Prague-like scalable response, ECT(1), into the L queue), except BBR,
+    which has no scalable response and stays a classic ECN sender that
+    ignores the echo."""
+    if ecn and discipline == "dualpi2" and cc != "bbr":
+        return "l4s"
+    return ecn
 
 
 def label(path: str, cc: str, discipline: str, ecn: bool) -> str:
@@ -110,7 +120,7 @@ def scenario(path: str, cc: str, discipline: str, ecn: bool, duration_s: float) 
             "to": f"d{i}",
             "preset": "linux",
             "congestion_control": "reno" if cc == "newreno" else cc,
-            "ecn": ecn,
+            "ecn": tcp_ecn(discipline, cc, ecn),
             "app": {"type": "bulk"},
             "start": f"{0.5 * i:g} s",
         }
@@ -182,6 +192,10 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         out["delay_p99_ms"] = 1e3 * link("sojourn_p99_s")
     if "links.bn.red_avg_mean" in summary:
         out["red_avg_packets"] = link("red_avg_mean")
+    if "links.bn.l_sojourn_p99_s" in summary:
+        # DualPI2: each queue's own delay, L (L4S) and C (classic).
+        out["l_delay_p99_ms"] = 1e3 * link("l_sojourn_p99_s")
+        out["c_delay_mean_ms"] = 1e3 * link("c_sojourn_mean_s")
     return out
 
 
@@ -211,6 +225,11 @@ ECN_MARKS = (
     "non-ECT one would be dropped"
 )
 FQ = "RFC 8290 §1: FQ-CoDel isolates flows and shares the link fairly between them"
+FQ_CODEL = "RFC 8290 §4.2: each flow queue runs CoDel, which holds its standing delay at 5 ms"
+DUALPI2 = (
+    "RFC 9332 App. A.1: DualPI2's PI2 controller holds the classic queue's delay at its "
+    "15 ms target"
+)
 
 
 def bdp_packets(path: str) -> float:
@@ -266,6 +285,30 @@ def references() -> list[Reference]:
             refs.append(
                 Reference(label("leo", cc, "pie", ecn), "delay_mean_ms", 15.0, PIE, 2.0, "factor")
             )
+        for ecn in (False, True):
+            run = label("leo", cc, "fq_codel", ecn)
+            refs.append(Reference(run, "jain", 1.0, FQ, 0.05, "absolute"))
+            refs.append(
+                Reference(
+                    run,
+                    "standing_ms",
+                    2.5,
+                    FQ_CODEL,
+                    2.5,
+                    "absolute",
+                    notes="the claim is at most 5 ms: 2.5 +- 2.5",
+                )
+            )
+        refs.append(
+            Reference(
+                label("leo", cc, "fq_codel", True), "aqm_drops", 0.0, ECN_MARKS, 0.0, "absolute"
+            )
+        )
+        refs.append(
+            Reference(
+                label("leo", cc, "dualpi2", False), "delay_mean_ms", 15.0, DUALPI2, 2.0, "factor"
+            )
+        )
         red = ared_settings(RATE_BPS, PACKET_BYTES)
         band = red["max_th"] - red["min_th"]
         refs.append(
@@ -303,8 +346,9 @@ def all_references() -> list[Reference]:
     judged = {(r.label, r.metric) for r in refs}
     for case in cases():
         run = label(*case)
-        # Only AQM links measure the standing delay.
+        # Only AQM links measure the standing delay, only DualPI2 its L queue.
         shown = [m for m in SHOWN if case[2] != "droptail" or m != "standing_ms"]
+        shown = [m for m in shown if case[2] == "dualpi2" or m != "l_delay_p99_ms"]
         refs += [_shown(run, m) for m in shown if (run, m) not in judged]
     return refs
 
