@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import satcc
+import test_constellation
 from satcc.emulate import emulate
 from test_emulate import needs_emulation
 
@@ -42,29 +43,15 @@ START_S = 0.5
 
 
 def scenario() -> dict:
-    return {
-        "run": {"name": "leo_echo", "duration": "30 s"},
-        "nodes": {"a": {"type": "host"}, "b": {"type": "host"}},
-        "constellation": {
-            "kuiper": {
-                "shell": "kuiper-k1",
-                "stations": {"manila": {"city": "Manila"}, "dalian": {"city": "Dalian"}},
-            }
-        },
-        "links": {
-            "sat": {
-                "from": "a",
-                "to": "b",
-                "rate": "10 Mbps",
-                "duplex": True,
-                "path": {"constellation": "kuiper", "from": "manila", "to": "dalian"},
-            }
-        },
-        "emulate": {
-            "left": {"node": "a", "start": f"{START_S} s"},
-            "right": {"node": "b", "background": True},
-        },
+    """test_constellation's Manila - Dalian path with two real hosts
+    instead of the simulated connection."""
+    sc = test_constellation.scenario(duration="30 s")
+    del sc["tcp"]
+    sc["emulate"] = {
+        "left": {"node": "a", "start": f"{START_S} s"},
+        "right": {"node": "b", "background": True},
     }
+    return sc
 
 
 def schedule_rtt_ms(desc: dict, t: np.ndarray) -> np.ndarray:

@@ -8,30 +8,16 @@ from __future__ import annotations
 
 import pytest
 import satcc
+import test_queues
 from satcc.scenario import Scenario, ScenarioError
 
 
 def dumbbell(queue: dict, ecns: list, cc="cubic", rate="10 Mbps", duration="60 s") -> dict:
     """Flows i = 0.. with `ecns[i]`, 40 ms base RTT (20 ms each way on the
     bottleneck)."""
-    nodes: dict[str, dict] = {"r1": {}, "r2": {}}
-    links = {
-        "bn": {"from": "r1", "to": "r2", "rate": rate, "delay": "18 ms", "queue": queue},
-        "bn_back": {"from": "r2", "to": "r1", "rate": rate, "delay": "18 ms"},
-    }
-    tcp = {}
-    for i, ecn in enumerate(ecns):
-        nodes[f"s{i}"] = {"type": "host"}
-        nodes[f"d{i}"] = {"type": "host"}
-        links[f"in{i}"] = {"from": f"s{i}", "to": "r1", "rate": "100 Mbps", "delay": "2 ms"}
-        links[f"in{i}"]["duplex"] = True
-        links[f"out{i}"] = {"from": "r2", "to": f"d{i}", "rate": "100 Mbps", "delay": "0 ms"}
-        links[f"out{i}"]["duplex"] = True
-        tcp[f"f{i}"] = {
-            "from": f"s{i}",
-            "to": f"d{i}",
-            "app": {"type": "bulk"},
-            "start": f"{0.1 * i:.1f} s",
+    sc = test_queues.dumbbell(queue, len(ecns), rate=rate, delay="18 ms", duration=duration)
+    for tcp, ecn in zip(sc["tcp"].values(), ecns, strict=True):
+        tcp |= {
             "congestion_control": cc,
             "ecn": ecn,
             "hystart": cc == "cubic",
@@ -39,12 +25,7 @@ def dumbbell(queue: dict, ecns: list, cc="cubic", rate="10 Mbps", duration="60 s
             "send_buffer": "4 MB",
             "receive_buffer": "4 MB",
         }
-    return {
-        "run": {"name": "l4s", "duration": duration},
-        "nodes": nodes,
-        "links": links,
-        "tcp": tcp,
-    }
+    return sc
 
 
 def bn_queue(d: dict) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import satcc
+import test_queues
 from satcc.scenario import Scenario, ScenarioError
 
 
@@ -17,35 +18,13 @@ def dumbbell(
     """`flows` bulk TCP flows over a 10 Mb/s bottleneck `bn`; round trip
     2 (2 ms + `delay`) when empty; socket buffers `buffer` if given (a GEO
     path needs more than the default 64 KiB to fill the link)."""
-    nodes: dict[str, dict] = {"r1": {}, "r2": {}}
-    links = {
-        "bn": {"from": "r1", "to": "r2", "rate": "10 Mbps", "delay": delay, "queue": queue},
-        "bn_back": {"from": "r2", "to": "r1", "rate": "10 Mbps", "delay": delay},
-    }
-    tcp = {}
-    for i in range(flows):
-        nodes[f"s{i}"] = {"type": "host"}
-        nodes[f"d{i}"] = {"type": "host"}
-        links[f"in{i}"] = {"from": f"s{i}", "to": "r1", "rate": "100 Mbps", "delay": "2 ms"}
-        links[f"in{i}"]["duplex"] = True
-        links[f"out{i}"] = {"from": "r2", "to": f"d{i}", "rate": "100 Mbps", "delay": "0 ms"}
-        links[f"out{i}"]["duplex"] = True
-        tcp[f"f{i}"] = {
-            "from": f"s{i}",
-            "to": f"d{i}",
-            "app": {"type": "bulk"},
-            "start": f"{0.1 * i:.1f} s",
-        }
+    sc = test_queues.dumbbell(queue, flows, delay=delay, duration=duration)
+    for tcp in sc["tcp"].values():
         if cc != "reno":
-            tcp[f"f{i}"]["congestion_control"] = cc
+            tcp["congestion_control"] = cc
         if buffer is not None:
-            tcp[f"f{i}"]["send_buffer"] = tcp[f"f{i}"]["receive_buffer"] = buffer
-    return {
-        "run": {"name": "pie", "duration": duration},
-        "nodes": nodes,
-        "links": links,
-        "tcp": tcp,
-    }
+            tcp["send_buffer"] = tcp["receive_buffer"] = buffer
+    return sc
 
 
 PIE = {"type": "pie"}

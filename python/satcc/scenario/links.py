@@ -261,6 +261,19 @@ def _limit(limit: tuple[str, int]) -> dict:
     return {limit[0]: limit[1]}
 
 
+def _pi_controller(queue: Queue) -> dict:
+    """The keys PIE and DualPI2 share: their kind, limit, and the PI
+    controller's target, period and gains."""
+    return {
+        "kind": queue.type,
+        "limit": _limit(_value(queue, "limit")),
+        "target_ps": _value(queue, "target"),
+        "tupdate_ps": _value(queue, "tupdate"),
+        "alpha": _value(queue, "alpha"),
+        "beta": _value(queue, "beta"),
+    }
+
+
 def describe_queue(queue: Queue) -> dict:
     if queue.type == "droptail":
         return {"kind": "droptail", "limit": _limit(queue.limit or DEFAULT_LIMIT)}
@@ -287,12 +300,7 @@ def describe_queue(queue: Queue) -> dict:
         }
     if queue.type == "pie":
         return {
-            "kind": "pie",
-            "limit": _limit(_value(queue, "limit")),
-            "target_ps": _value(queue, "target"),
-            "tupdate_ps": _value(queue, "tupdate"),
-            "alpha": _value(queue, "alpha"),
-            "beta": _value(queue, "beta"),
+            **_pi_controller(queue),
             "max_burst_ps": queue.max_burst,
             "ecn": queue.ecn,
             "mark_ecnth": queue.mark_ecnth,
@@ -300,12 +308,7 @@ def describe_queue(queue: Queue) -> dict:
         }
     if queue.type == "dualpi2":
         return {
-            "kind": "dualpi2",
-            "limit": _limit(_value(queue, "limit")),
-            "target_ps": _value(queue, "target"),
-            "tupdate_ps": _value(queue, "tupdate"),
-            "alpha": _value(queue, "alpha"),
-            "beta": _value(queue, "beta"),
+            **_pi_controller(queue),
             "coupling": queue.coupling,
             "step_thresh_ps": queue.step_thresh,
             "c_protection": queue.c_protection,

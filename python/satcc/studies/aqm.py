@@ -364,6 +364,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.present import judged_checks
 
     parts = []
     for path in PATHS:
@@ -413,21 +414,7 @@ def layout(table: Any) -> list[Any]:
                 " ".join(verdicts),
             )
         parts.append(out)
-    judged = table[table["tolerance_kind"] != "none"]
-    checks = Table(title="aqm: the judged checks", title_justify="left", box=box.SIMPLE_HEAD)
-    for head in ("run", "metric", "published", "measured", "tol", "", "source"):
-        checks.add_column(head, no_wrap=head in ("run", "metric"))
-    for row in judged.itertuples():
-        checks.add_row(
-            row.label,
-            row.metric,
-            fmt.number(row.published),
-            fmt.number(row.measured),
-            fmt.tolerance(row.tolerance, row.tolerance_kind),
-            fmt.verdict_markup(row.passed),
-            row.source,
-        )
-    parts.append(checks)
+    parts.append(judged_checks("aqm", table))
     return parts
 
 

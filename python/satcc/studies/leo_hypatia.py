@@ -287,6 +287,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.present import judged_checks
 
     out = Table(
         title="leo-hypatia: one TCP flow for 200 s over a moving LEO path (10 Mb/s, 100 packets)",
@@ -327,22 +328,7 @@ def layout(table: Any) -> list[Any]:
             cell("timeouts"),
             " ".join(verdicts),
         )
-    checks = Table(
-        title="leo-hypatia: the judged checks", title_justify="left", box=box.SIMPLE_HEAD
-    )
-    for head in ("run", "metric", "published", "measured", "tol", "", "source"):
-        checks.add_column(head, no_wrap=head in ("run", "metric"))
-    for row in table[table["tolerance_kind"] != "none"].itertuples():
-        checks.add_row(
-            row.label,
-            row.metric,
-            fmt.number(row.published),
-            fmt.number(row.measured),
-            fmt.tolerance(row.tolerance, row.tolerance_kind),
-            fmt.verdict_markup(row.passed),
-            row.source,
-        )
-    return [out, checks]
+    return [out, judged_checks("leo-hypatia", table)]
 
 
 def artifacts(

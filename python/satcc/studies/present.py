@@ -82,6 +82,25 @@ def print_comparison(
     console.print(verdict_line(table), style="bold", highlight=False)
 
 
+def judged_checks(study_name: str, table: pd.DataFrame) -> Table:
+    """The judged rows of a comparison, each with its source in full: the
+    list a study whose `layout` shows its runs as a grid adds below it."""
+    out = Table(title=f"{study_name}: the judged checks", title_justify="left", box=box.SIMPLE_HEAD)
+    for head in ("run", "metric", "published", "measured", "tol", "", "source"):
+        out.add_column(head, no_wrap=head in ("run", "metric"))
+    for row in table[table["tolerance_kind"] != "none"].itertuples():
+        out.add_row(
+            row.label,
+            row.metric,
+            fmt.number(row.published),
+            fmt.number(row.measured),
+            fmt.tolerance(row.tolerance, row.tolerance_kind),
+            fmt.verdict_markup(row.passed),
+            row.source,
+        )
+    return out
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so that readers see the old content or the new, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)

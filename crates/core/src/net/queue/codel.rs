@@ -10,7 +10,7 @@
 //! Linux).
 
 use super::fifo::Fifo;
-use super::{Dequeued, Limit, QueueDiscipline, Verdict};
+use super::{Dequeued, Limit, OneFifo, QueueDiscipline, Verdict};
 use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{ecn, Pdu};
 use serde::{Deserialize, Serialize};
@@ -242,27 +242,18 @@ impl QueueDiscipline for Codel {
         let c = self.params();
         self.state.dequeue(&mut self.fifo, now, &c, out)
     }
+}
 
-    fn packets(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.packets_at(level)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-
-    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.for_each(f);
+impl OneFifo for Codel {
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::queue::Occupancy;
 
     const MS: u64 = 1_000_000_000;
 

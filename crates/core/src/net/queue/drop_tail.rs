@@ -3,7 +3,7 @@
 //! otherwise. Both priority levels share the one FIFO in arrival order.
 
 use super::fifo::Fifo;
-use super::{Limit, QueueDiscipline, Verdict};
+use super::{Limit, OneFifo, QueueDiscipline, Verdict};
 use crate::engine::Time;
 use crate::net::pdu::Pdu;
 
@@ -40,20 +40,10 @@ impl QueueDiscipline for DropTail {
     fn pop(&mut self, _now: Time, _out: &mut super::Dequeued) -> Option<Pdu> {
         self.fifo.pop()
     }
+}
 
-    fn packets(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.packets_at(level)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-
-    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.for_each(f);
+impl OneFifo for DropTail {
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }

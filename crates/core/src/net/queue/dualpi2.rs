@@ -29,7 +29,7 @@
 //!   q_prev are zero the remaining updates change nothing and are skipped.
 
 use super::fifo::Fifo;
-use super::{Dequeued, Limit, QueueDiscipline, Verdict};
+use super::{Dequeued, Limit, Occupancy, QueueDiscipline, Verdict};
 use crate::engine::stats::Histogram;
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::pdu::{ecn, Pdu};
@@ -314,7 +314,9 @@ impl QueueDiscipline for DualPi2 {
             }
         }
     }
+}
 
+impl Occupancy for DualPi2 {
     fn packets(&self) -> u64 {
         self.l.len() + self.c.len()
     }

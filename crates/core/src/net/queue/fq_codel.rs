@@ -16,7 +16,7 @@
 
 use super::codel::{CodelParams, CodelSource, CodelState};
 use super::fifo::{level, Fifo};
-use super::{Dequeued, Limit, QueueDiscipline, Verdict};
+use super::{Dequeued, Limit, Occupancy, QueueDiscipline, Verdict};
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::pdu::{ecn, Pdu};
 use serde::{Deserialize, Serialize};
@@ -302,7 +302,9 @@ impl QueueDiscipline for FqCodel {
     fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu> {
         self.dequeue(now, out)
     }
+}
 
+impl Occupancy for FqCodel {
     fn packets(&self) -> u64 {
         self.totals.packets
     }

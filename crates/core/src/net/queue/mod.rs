@@ -42,6 +42,7 @@ pub use two_priority::{LevelConfig, TwoPriority};
 
 use super::pdu::{ecn, Pdu};
 use crate::engine::{Check, ConfigError, Duration, Rate, RngStream, Time};
+use fifo::Fifo;
 use serde::{Deserialize, Serialize};
 
 /// A queue limit; in a scenario description `{"packets": n}` or
@@ -133,7 +134,7 @@ pub(crate) struct Dequeued {
 /// and cannot go at once, and `pop`s the next unit when the transmitter
 /// frees. `now` is given to both so that a discipline that judges by
 /// sojourn time (CoDel, PIE) can stamp and measure it.
-pub(crate) trait QueueDiscipline {
+pub(crate) trait QueueDiscipline: Occupancy {
     /// Whether the queue would take `p` now; changes nothing.
     fn admission(&self, p: &Pdu) -> Verdict;
     /// Stores `p`, which `admission` has just admitted.
@@ -141,6 +142,11 @@ pub(crate) trait QueueDiscipline {
     /// The next unit to transmit, if any; what it discards or marks on
     /// the way goes to `out`.
     fn pop(&mut self, now: Time, out: &mut Dequeued) -> Option<Pdu>;
+}
+
+/// What a queue holds, for the link's statistics and the end-of-run
+/// accounting.
+pub(crate) trait Occupancy {
     /// Units waiting.
     fn packets(&self) -> u64;
     /// Units of priority `level` waiting (0 high; 1 low and every other).
@@ -150,6 +156,30 @@ pub(crate) trait QueueDiscipline {
     /// Calls `f` on every unit waiting, in no particular order (end-of-run
     /// accounting).
     fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu));
+}
+
+/// A discipline whose units all wait in one FIFO (drop-tail, RED, CoDel,
+/// PIE): what it holds is what the FIFO holds.
+trait OneFifo {
+    fn fifo(&self) -> &Fifo;
+}
+
+impl<T: OneFifo> Occupancy for T {
+    fn packets(&self) -> u64 {
+        self.fifo().len()
+    }
+
+    fn packets_at(&self, level: usize) -> u64 {
+        self.fifo().packets_at(level)
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo().bytes
+    }
+
+    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
+        self.fifo().for_each(f);
+    }
 }
 
 /// A queue in a scenario description (`links[].queue`): the registration

@@ -31,7 +31,7 @@
 //! the allowance as after many idle updates) is skipped in one step.
 
 use super::fifo::Fifo;
-use super::{mark_or_drop, Dequeued, Limit, QueueDiscipline, Verdict};
+use super::{mark_or_drop, Dequeued, Limit, OneFifo, QueueDiscipline, Verdict};
 use crate::engine::stats::TimeAverage;
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::pdu::Pdu;
@@ -276,21 +276,11 @@ impl QueueDiscipline for Pie {
         };
         p
     }
+}
 
-    fn packets(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.packets_at(level)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-
-    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.for_each(f);
+impl OneFifo for Pie {
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 

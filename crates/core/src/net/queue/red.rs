@@ -26,7 +26,7 @@
 //!   probability is per PDU whatever its size (ns-2's `bytes_` off).
 
 use super::fifo::Fifo;
-use super::{mark_or_drop, Limit, QueueDiscipline, Verdict};
+use super::{mark_or_drop, Limit, OneFifo, QueueDiscipline, Verdict};
 use crate::engine::stats::TimeAverage;
 use crate::engine::{Check, ConfigError, Duration, Rate, RngStream, Time};
 use crate::net::pdu::Pdu;
@@ -242,21 +242,11 @@ impl QueueDiscipline for Red {
     fn pop(&mut self, _now: Time, _out: &mut super::Dequeued) -> Option<Pdu> {
         self.fifo.pop()
     }
+}
 
-    fn packets(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn packets_at(&self, level: usize) -> u64 {
-        self.fifo.packets_at(level)
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-
-    fn for_each_waiting(&self, f: &mut dyn FnMut(&Pdu)) {
-        self.fifo.for_each(f);
+impl OneFifo for Red {
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
     }
 }
 

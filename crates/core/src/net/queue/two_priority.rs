@@ -6,7 +6,7 @@
 //! non-preemptively.
 
 use super::fifo::{level, Fifo};
-use super::{Limit, QueueDiscipline, Verdict};
+use super::{Limit, Occupancy, QueueDiscipline, Verdict};
 use crate::engine::Time;
 use crate::net::pdu::Pdu;
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,9 @@ impl QueueDiscipline for TwoPriority {
     fn pop(&mut self, _now: Time, _out: &mut super::Dequeued) -> Option<Pdu> {
         self.fifos[0].pop().or_else(|| self.fifos[1].pop())
     }
+}
 
+impl Occupancy for TwoPriority {
     fn packets(&self) -> u64 {
         self.fifos[0].len() + self.fifos[1].len()
     }
