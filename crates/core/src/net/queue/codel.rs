@@ -225,11 +225,7 @@ impl Codel {
 
 impl QueueDiscipline for Codel {
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self.fifo.fits(self.cfg.limit, p.bytes) {
-            Verdict::Queued
-        } else {
-            Verdict::DroppedFull
-        }
+        self.fifo.admit_under(self.cfg.limit, p.bytes)
     }
 
     fn push(&mut self, p: Pdu, _now: Time) {

@@ -26,11 +26,7 @@ impl DropTail {
 
 impl QueueDiscipline for DropTail {
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self.fifo.fits(self.limit, p.bytes) {
-            Verdict::Queued
-        } else {
-            Verdict::DroppedFull
-        }
+        self.fifo.admit_under(self.limit, p.bytes)
     }
 
     fn push(&mut self, p: Pdu, _now: Time) {

@@ -1,7 +1,7 @@
 //! A first-in first-out buffer with the occupancy counters every
 //! discipline reports: packets, bytes, and packets per CLP/priority level.
 
-use super::Limit;
+use super::{Limit, Verdict};
 use crate::net::pdu::Pdu;
 use std::collections::VecDeque;
 
@@ -42,6 +42,16 @@ impl Fifo {
     /// Whether a PDU of `add` bytes still fits under `limit`.
     pub(super) fn fits(&self, limit: Limit, add: u32) -> bool {
         limit.fits(self.len(), self.bytes, add)
+    }
+
+    /// A tail-drop limit's verdict on a PDU of `add` bytes: queued if it
+    /// fits under `limit`, dropped as overflow if not.
+    pub(super) fn admit_under(&self, limit: Limit, add: u32) -> Verdict {
+        if self.fits(limit, add) {
+            Verdict::Queued
+        } else {
+            Verdict::DroppedFull
+        }
     }
 
     /// Units waiting at priority `level` (0 high; 1 low and every other).

@@ -228,11 +228,7 @@ impl QueueDiscipline for Red {
     /// Whether the limit would take `p` (the early decision is random and
     /// is made only by `admit`).
     fn admission(&self, p: &Pdu) -> Verdict {
-        if self.fifo.fits(self.cfg.limit, p.bytes) {
-            Verdict::Queued
-        } else {
-            Verdict::DroppedFull
-        }
+        self.fifo.admit_under(self.cfg.limit, p.bytes)
     }
 
     fn push(&mut self, p: Pdu, _now: Time) {
