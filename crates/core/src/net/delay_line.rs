@@ -38,18 +38,22 @@ impl DelayLine {
     /// than the last one's). Gives it back if no path exists at `now`.
     #[inline]
     pub(crate) fn push(&mut self, now: Time, p: Pdu) -> Option<Pdu> {
-        match self.schedule.as_deref_mut() {
-            None => {
-                self.in_flight.push_back((now + self.delay, p));
+        if self.schedule.is_none() {
+            self.in_flight.push_back((now + self.delay, p));
+            return None;
+        }
+        self.push_scheduled(now, p)
+    }
+
+    #[cold]
+    fn push_scheduled(&mut self, now: Time, p: Pdu) -> Option<Pdu> {
+        let cursor = self.schedule.as_deref_mut()?;
+        match cursor.advance_to(now) {
+            Some(delay) => {
+                self.insert(now + delay, p);
                 None
             }
-            Some(cursor) => match cursor.advance_to(now) {
-                Some(delay) => {
-                    self.insert(now + delay, p);
-                    None
-                }
-                None => Some(p),
-            },
+            None => Some(p),
         }
     }
 

@@ -117,7 +117,7 @@ impl Link {
         let (rate, next_change) = (capacity.rate(), capacity.next_change());
         let mut stats = LinkStats::default();
         if queue.is_aqm() {
-            stats.standing = Some(StandingDelay::new(STANDING_WINDOW.ps()));
+            stats.standing = Some(Box::new(StandingDelay::new(STANDING_WINDOW.ps())));
         }
         Link {
             from,

@@ -39,7 +39,7 @@ pub struct LinkStats {
     /// Largest number waiting at each priority level.
     pub(crate) queue_max_by_priority: [u64; 2],
     /// The standing queueing delay, kept on AQM links only.
-    pub(crate) standing: Option<StandingDelay>,
+    pub(crate) standing: Option<Box<StandingDelay>>,
 }
 
 /// The standing queue delay of Nichols and Jacobson ("Controlling Queue
