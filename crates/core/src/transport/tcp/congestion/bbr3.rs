@@ -48,6 +48,10 @@
 //!
 //! Losses reach the controller when the socket retransmits a segment
 //! (`rate.rs`), a little later than Linux's marking.
+//!
+//! The states' rules are in the submodules: `startup` (Startup, Drain),
+//! `probe_bw` (the ProbeBW cycle), `probe_rtt` (min_rtt, ProbeRTT) and
+//! `loss_bounds` (the model's long- and short-term bounds).
 
 use super::bbr::MaxFilter;
 use super::{Ack, CaState, CongestionControl, RateAck, Window};
@@ -359,12 +363,6 @@ impl Bbr3 {
         lt.saturating_sub(headroom).max(MIN_PIPE_SEGMENTS * mss)
     }
 
-    /// ProbeRTT's cwnd: half a BDP, at least 4 segments (§5.6.4.5).
-    pub(crate) fn probe_rtt_cwnd(&self, w: &Window) -> u64 {
-        self.bdp_multiple(self.bw, PROBE_RTT_CWND_GAIN, w)
-            .max(MIN_PIPE_SEGMENTS * w.mss)
-    }
-
     // ----- the state machine's steps -----
 
     /// BBRStartRound: the round ends when a segment sent after now is
@@ -377,171 +375,6 @@ impl Bbr3 {
         self.full_bw = 0.0;
         self.full_bw_count = 0;
         self.full_bw_now = false;
-    }
-
-    fn reset_congestion_signals(&mut self) {
-        self.loss_in_round = false;
-        self.bw_latest = 0.0;
-        self.inflight_latest = 0;
-    }
-
-    fn reset_short_term_model(&mut self) {
-        self.bw_shortterm = f64::INFINITY;
-        self.inflight_shortterm = INF;
-    }
-
-    fn enter_startup(&mut self) {
-        self.mode = Mode::Startup;
-    }
-
-    fn enter_drain(&mut self, w: &mut Window) {
-        self.mode = Mode::Drain;
-        self.drain_start_round = self.round_count;
-        self.reset_congestion_signals();
-        // Linux notes the BDP as ssthresh (for monitoring only).
-        w.ssthresh = self.inflight(self.max_bw, 1.0, w);
-    }
-
-    /// §5.3.3.8.3 BBRPickProbeWait.
-    fn pick_probe_wait(&mut self) {
-        self.rounds_since_probe = self.rng.below(2);
-        self.bw_probe_wait = PROBE_WAIT_BASE + Duration::from_secs_f64(self.rng.uniform());
-    }
-
-    fn start_down(&mut self, now: Time, delivered: u64) {
-        self.reset_congestion_signals();
-        self.up_per_inc = INF;
-        self.pick_probe_wait();
-        self.cycle_stamp = now;
-        self.ack_phase = AckPhase::ProbeStopping;
-        self.start_round(delivered);
-        self.mode = Mode::Down;
-    }
-
-    fn start_cruise(&mut self) {
-        self.mode = Mode::Cruise;
-    }
-
-    fn start_refill(&mut self, delivered: u64) {
-        self.reset_short_term_model();
-        self.up_rounds = 0;
-        self.up_acked = 0;
-        self.prev_probe_precautionary = false;
-        self.ack_phase = AckPhase::Refilling;
-        self.start_round(delivered);
-        self.mode = Mode::Refill;
-    }
-
-    fn start_up(&mut self, a: &RateAck, w: &Window) {
-        self.ack_phase = AckPhase::ProbeStarting;
-        self.start_round(a.rs.delivered_total);
-        self.reset_full_bw();
-        self.full_bw = a.rs.rate().unwrap_or(0.0);
-        self.mode = Mode::Up;
-        self.raise_longterm_slope(w);
-    }
-
-    /// §5.3.3.5 BBRRaiseInflightLongtermSlope: the step doubles each round.
-    fn raise_longterm_slope(&mut self, w: &Window) {
-        let growth = 1u64 << self.up_rounds;
-        self.up_rounds = (self.up_rounds + 1).min(MAX_UP_ROUNDS);
-        let cwnd = self.cwnd.unwrap_or(w.cwnd);
-        self.up_per_inc = (cwnd / growth).max(w.mss);
-    }
-
-    /// §5.3.3.5 BBRProbeInflightLongtermUpward.
-    fn probe_longterm_upward(&mut self, a: &RateAck, w: &Window) {
-        let cwnd = self.cwnd.unwrap_or(w.cwnd);
-        if !a.rs.cwnd_limited || cwnd < self.inflight_longterm {
-            return;
-        }
-        self.up_acked += a.rs.acked_sacked;
-        if self.up_acked >= self.up_per_inc {
-            let k = self.up_acked / self.up_per_inc;
-            self.up_acked -= k * self.up_per_inc;
-            self.inflight_longterm = self.inflight_longterm.saturating_add(k * w.mss);
-        }
-        if self.round_start {
-            self.raise_longterm_slope(w);
-        }
-    }
-
-    /// §5.3.3.8 BBRIsTimeToProbeBW (starts REFILL if so).
-    fn time_to_probe(&mut self, a: &RateAck, w: &Window) -> bool {
-        let waited = a.now > self.cycle_stamp + self.bw_probe_wait;
-        // Linux counts the bound in segments (the draft's bytes are a slip).
-        let reno_rounds = (self.target_inflight(w) / w.mss).min(MAX_PROBE_ROUNDS);
-        if waited || self.rounds_since_probe >= reno_rounds {
-            self.start_refill(a.rs.delivered_total);
-            return true;
-        }
-        false
-    }
-
-    /// §5.3.3.9 BBRIsTimeToCruise.
-    fn time_to_cruise(&self, a: &RateAck, w: &Window) -> bool {
-        a.in_flight <= self.inflight_with_headroom(w.mss)
-            && a.in_flight <= self.inflight(self.max_bw, 1.0, w)
-    }
-
-    /// §5.3.3.9 BBRIsTimeToGoDown. The flight is the one before the ACK
-    /// (Linux's `prior_in_flight`): satcc sends after the ACK is processed,
-    /// so the flight after it is always below a full cwnd.
-    fn time_to_go_down(&mut self, a: &RateAck, w: &Window) -> bool {
-        if self.prev_probe_too_high && a.prior_in_flight >= self.inflight_longterm {
-            self.prev_probe_precautionary = true;
-            return true;
-        }
-        let cwnd = self.cwnd.unwrap_or(w.cwnd);
-        if a.rs.cwnd_limited && cwnd >= self.inflight_longterm {
-            // The bound, not the path, limits the rate: keep probing.
-            self.reset_full_bw();
-            self.full_bw = a.rs.rate().unwrap_or(0.0);
-        } else if self.full_bw_now {
-            return true;
-        }
-        false
-    }
-
-    /// IsInflightTooHigh: more than 2 % of the flight lost.
-    fn too_high(tx_in_flight: u64, lost: u64) -> bool {
-        lost as f64 > LOSS_THRESH * tx_in_flight as f64
-    }
-
-    /// §5.5.10.2 BBRHandleInflightTooHigh.
-    fn handle_inflight_too_high(
-        &mut self,
-        now: Time,
-        delivered: u64,
-        tx_in_flight: u64,
-        app_limited: bool,
-        w: &Window,
-    ) {
-        self.prev_probe_too_high = true;
-        self.bw_probe_samples = false; // react once per probe
-        if !app_limited {
-            let floor = scale(self.target_inflight(w) as f64, BETA);
-            self.inflight_longterm = tx_in_flight.max(floor);
-        }
-        if self.mode == Mode::Up {
-            self.start_down(now, delivered);
-        }
-    }
-
-    /// §5.5.10.3 BBRNoteLoss.
-    fn note_loss(&mut self, delivered: u64) {
-        if !self.loss_in_round {
-            self.loss_round_delivered = delivered;
-        }
-        self.loss_in_round = true;
-    }
-
-    fn save_cwnd(&mut self, cwnd: u64) {
-        if self.prev_state < CaState::Recovery && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(cwnd);
-        }
     }
 
     // ----- per ACK (§5.2.3 BBRUpdateOnACK) -----
@@ -580,36 +413,6 @@ impl Bbr3 {
         }
     }
 
-    /// §5.5.3 BBRUpdateMaxBw and §5.5.10.3 BBRUpdateCongestionSignals.
-    fn update_congestion_signals(&mut self, a: &RateAck) {
-        if a.rs.losses > 0 {
-            self.loss_in_round = true;
-        }
-        if let Some(rate) = a.rs.rate() {
-            if rate >= self.max_bw || !a.rs.app_limited {
-                self.max_bw_hi[1] = self.max_bw_hi[1].max(rate);
-                self.max_bw = self.max_bw_hi[0].max(self.max_bw_hi[1]);
-            }
-        }
-        if !self.loss_round_start {
-            return;
-        }
-        // BBRAdaptLowerBoundsFromCongestion, once per loss round.
-        if !self.mode.probing() && self.loss_in_round {
-            if self.bw_shortterm.is_infinite() {
-                self.bw_shortterm = self.max_bw;
-            }
-            if self.inflight_shortterm == INF {
-                self.inflight_shortterm = self.cwnd.unwrap_or(0);
-            }
-            self.bw_shortterm = self.bw_latest.max(BETA * self.bw_shortterm);
-            self.inflight_shortterm = self
-                .inflight_latest
-                .max(scale(self.inflight_shortterm as f64, BETA));
-        }
-        self.loss_in_round = false;
-    }
-
     /// §5.5.6: forget the cycle before last.
     fn advance_max_bw_filter(&mut self) {
         if self.max_bw_hi[1] > 0.0 {
@@ -640,196 +443,6 @@ impl Bbr3 {
         self.extra_acked = self
             .extra_acked_filter
             .update(len, self.round_count, extra as f64) as u64;
-    }
-
-    /// §5.3.1.2 BBRCheckFullBWReached (at round starts, on the raw sample).
-    fn check_full_bw_reached(&mut self, a: &RateAck) {
-        if self.full_bw_now || !self.round_start || a.rs.app_limited {
-            return;
-        }
-        let Some(rate) = a.rs.rate() else {
-            return;
-        };
-        if rate >= self.full_bw * FULL_BW_GROWTH {
-            self.reset_full_bw();
-            self.full_bw = rate;
-            return;
-        }
-        self.full_bw_count += 1;
-        self.full_bw_now = self.full_bw_count >= FULL_BW_ROUNDS;
-        if self.full_bw_now {
-            self.full_bw_reached = true;
-        }
-    }
-
-    /// §5.3.1.3 BBRCheckStartupHighLoss, counting ACKs that reported
-    /// losses as Linux does; then Startup → Drain once the pipe is full.
-    fn check_startup_done(&mut self, w: &mut Window, a: &RateAck) {
-        if !self.full_bw_reached {
-            if a.rs.losses > 0 {
-                self.loss_events_in_round = (self.loss_events_in_round + 1).min(15);
-            }
-            if self.loss_round_start
-                && a.state == CaState::Recovery
-                && self.loss_events_in_round >= STARTUP_FULL_LOSS_COUNT
-                && Self::too_high(a.rs.tx_in_flight, a.rs.lost)
-            {
-                // BBRHandleQueueTooHighInStartup.
-                self.full_bw_reached = true;
-                self.inflight_longterm =
-                    self.inflight(self.max_bw, 1.0, w).max(self.inflight_latest);
-            }
-            if self.loss_round_start {
-                self.loss_events_in_round = 0;
-            }
-        }
-        if self.mode == Mode::Startup && self.full_bw_reached {
-            self.enter_drain(w);
-        }
-    }
-
-    /// §5.3.2 BBRCheckDrainDone: the flight is down to a BDP, or 3 rounds.
-    fn check_drain_done(&mut self, w: &Window, a: &RateAck) {
-        if self.mode == Mode::Drain
-            && (a.in_flight <= self.inflight(self.bw, 1.0, w)
-                || self.round_count > self.drain_start_round + DRAIN_MAX_ROUNDS)
-        {
-            self.start_down(a.now, a.rs.delivered_total);
-        }
-    }
-
-    /// §5.3.3.9 BBRAdaptLongTermModel; whether it changed the state.
-    fn adapt_long_term_model(&mut self, a: &RateAck, w: &Window) -> bool {
-        if self.ack_phase == AckPhase::ProbeStarting && self.round_start {
-            self.ack_phase = AckPhase::ProbeFeedback;
-        }
-        if self.ack_phase == AckPhase::ProbeStopping && self.round_start {
-            self.bw_probe_samples = false;
-            self.ack_phase = AckPhase::Init;
-            if self.mode.in_probe_bw() && !a.rs.app_limited {
-                self.advance_max_bw_filter();
-            }
-            // §5.3.3.6: a precautionary probe without excess loss: probe
-            // again at once.
-            if self.mode.in_probe_bw() && self.prev_probe_precautionary && !self.prev_probe_too_high
-            {
-                self.start_refill(a.rs.delivered_total);
-                return true;
-            }
-        }
-        if Self::too_high(a.rs.tx_in_flight, a.rs.lost) || self.inflight_longterm == INF {
-            return false;
-        }
-        if a.rs.tx_in_flight > self.inflight_longterm {
-            self.inflight_longterm = a.rs.tx_in_flight;
-        }
-        if self.mode == Mode::Up {
-            self.probe_longterm_upward(a, w);
-        }
-        false
-    }
-
-    /// §5.3.3.9 BBRUpdateProbeBWCyclePhase.
-    fn update_probe_bw_cycle_phase(&mut self, a: &RateAck, w: &Window) {
-        if !self.full_bw_reached || self.adapt_long_term_model(a, w) {
-            return;
-        }
-        let mode = self.mode;
-        match mode {
-            Mode::Down if !self.time_to_probe(a, w) && self.time_to_cruise(a, w) => {
-                self.start_cruise();
-            }
-            Mode::Cruise => {
-                self.time_to_probe(a, w);
-            }
-            // REFILL lasts one round.
-            Mode::Refill if self.round_start => {
-                self.bw_probe_samples = true;
-                self.start_up(a, w);
-            }
-            Mode::Up if self.time_to_go_down(a, w) => {
-                self.prev_probe_too_high = false;
-                self.start_down(a.now, a.rs.delivered_total);
-            }
-            _ => {}
-        }
-    }
-
-    /// §5.3.4.3 BBRUpdateMinRTT: a strictly lower RTT replaces at once
-    /// (Linux: lower or equal); after 10 s the ProbeRTT minimum does.
-    fn update_min_rtt(&mut self, a: &RateAck) {
-        let now = a.now;
-        self.probe_rtt_expired = now > self.probe_rtt_min_stamp + PROBE_RTT_INTERVAL;
-        if let Some(rtt) = a.rs.rtt {
-            if self.probe_rtt_min.is_none_or(|m| rtt < m) || self.probe_rtt_expired {
-                self.probe_rtt_min = Some(rtt);
-                self.probe_rtt_min_stamp = now;
-            }
-        }
-        let expired = now > self.min_rtt_stamp + MIN_RTT_WINDOW;
-        if let Some(p) = self.probe_rtt_min {
-            if self.min_rtt.is_none_or(|m| p < m) || expired {
-                self.min_rtt = Some(p);
-                self.min_rtt_stamp = self.probe_rtt_min_stamp;
-            }
-        }
-    }
-
-    /// §5.3.4.3 BBRCheckProbeRTT.
-    fn check_probe_rtt(&mut self, a: &RateAck, w: &Window) {
-        if self.mode != Mode::ProbeRtt && self.probe_rtt_expired && !self.idle_restart {
-            self.save_cwnd(self.cwnd.unwrap_or(w.cwnd));
-            self.mode = Mode::ProbeRtt;
-            self.probe_rtt_done = None;
-            self.ack_phase = AckPhase::ProbeStopping;
-            self.start_round(a.rs.delivered_total);
-        }
-        if self.mode == Mode::ProbeRtt {
-            self.handle_probe_rtt(a, w);
-        }
-        if a.rs.delivered > 0 {
-            self.idle_restart = false;
-        }
-    }
-
-    fn handle_probe_rtt(&mut self, a: &RateAck, w: &Window) {
-        match self.probe_rtt_done {
-            None if a.in_flight <= self.probe_rtt_cwnd(w) => {
-                self.probe_rtt_done = Some(a.now + PROBE_RTT_DURATION);
-                self.probe_rtt_round_done = false;
-                self.start_round(a.rs.delivered_total);
-            }
-            None => {}
-            Some(_) => {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(a.now, a.rs.delivered_total);
-                }
-            }
-        }
-    }
-
-    fn check_probe_rtt_done(&mut self, now: Time, delivered: u64) {
-        if self.probe_rtt_done.is_some_and(|t| now > t) {
-            self.probe_rtt_min_stamp = now; // the next ProbeRTT in 5 s
-            self.restore_cwnd();
-            // BBRExitProbeRTT.
-            self.reset_short_term_model();
-            if self.full_bw_reached {
-                self.start_down(now, delivered);
-                self.start_cruise();
-            } else {
-                self.enter_startup();
-            }
-        }
-    }
-
-    fn restore_cwnd(&mut self) {
-        if let Some(c) = &mut self.cwnd {
-            *c = (*c).max(self.prior_cwnd);
-        }
     }
 
     // ----- the controls (§5.6) -----
@@ -1019,5 +632,9 @@ impl CongestionControl for Bbr3 {
     }
 }
 
+mod loss_bounds;
+mod probe_bw;
+mod probe_rtt;
+mod startup;
 #[cfg(test)]
 mod tests;
