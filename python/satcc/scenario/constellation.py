@@ -13,6 +13,7 @@ links it feeds carry their delay schedule there.
 from __future__ import annotations
 
 import functools
+import math
 from typing import TYPE_CHECKING
 
 from pydantic import Field
@@ -132,7 +133,9 @@ def _pair(names: list[str], p: LinkPath) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=32)
-def _series(shell: str, stations: tuple, pairs: tuple, steps: int, step_ps: int, rule: str) -> dict:
+def path_series(
+    shell: str, stations: tuple, pairs: tuple, steps: int, step_ps: int, rule: str
+) -> dict:
     """The pairs' paths (paths.series), kept for the process: a study or a
     sweep validates the same constellation once per run and seed, and each
     computation takes seconds."""
@@ -170,12 +173,12 @@ def delay_schedules(checks: Checks) -> dict[str, dict]:
         )
         steps = -(-duration_ps // c.step)
         stations = tuple(_station(c.stations[n]) for n in names)
-        series = _series(c.shell, stations, tuple(pairs), steps, c.step, c.gsl_rule)
+        series = path_series(c.shell, stations, tuple(pairs), steps, c.step, c.gsl_rule)
         for n, link in mine.items():
             rtt = series[_pair(names, link.path)].rtt_s[:steps]
             out[n] = {
                 "times_ps": [i * c.step for i in range(len(rtt))],
-                "delays_ps": [None if r != r else round(r / 2 * 1e12) for r in rtt],
+                "delays_ps": [None if math.isnan(r) else round(r / 2 * 1e12) for r in rtt],
             }
     return out
 

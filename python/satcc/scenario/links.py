@@ -261,12 +261,17 @@ def _limit(limit: tuple[str, int]) -> dict:
     return {limit[0]: limit[1]}
 
 
+def _head(queue: Queue) -> dict:
+    """What every single-link discipline's entry starts with: its kind and
+    its limit (its own default where it has one)."""
+    return {"kind": queue.type, "limit": _limit(_value(queue, "limit"))}
+
+
 def _pi_controller(queue: Queue) -> dict:
     """The keys PIE and DualPI2 share: their kind, limit, and the PI
     controller's target, period and gains."""
     return {
-        "kind": queue.type,
-        "limit": _limit(_value(queue, "limit")),
+        **_head(queue),
         "target_ps": _value(queue, "target"),
         "tupdate_ps": _value(queue, "tupdate"),
         "alpha": _value(queue, "alpha"),
@@ -276,11 +281,10 @@ def _pi_controller(queue: Queue) -> dict:
 
 def describe_queue(queue: Queue) -> dict:
     if queue.type == "droptail":
-        return {"kind": "droptail", "limit": _limit(queue.limit or DEFAULT_LIMIT)}
+        return _head(queue)
     if queue.type == "red":
         return {
-            "kind": "red",
-            "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            **_head(queue),
             "min_th": queue.min_th,
             "max_th": queue.max_th,
             "w_q": queue.w_q,
@@ -292,8 +296,7 @@ def describe_queue(queue: Queue) -> dict:
         }
     if queue.type == "codel":
         return {
-            "kind": "codel",
-            "limit": _limit(queue.limit or DEFAULT_LIMIT),
+            **_head(queue),
             "target_ps": queue.target,
             "interval_ps": queue.interval,
             "ecn": queue.ecn,
@@ -316,8 +319,7 @@ def describe_queue(queue: Queue) -> dict:
         }
     if queue.type == "fq_codel":
         return {
-            "kind": "fq_codel",
-            "limit": _limit(_value(queue, "limit")),
+            **_head(queue),
             "flows": queue.flows,
             "quantum_bytes": queue.quantum,
             "target_ps": queue.target,
@@ -491,7 +493,7 @@ def check_link(checks: Checks, path: tuple, name: str, link: Link) -> None:
 
 def _check_queue(checks: Checks, path: tuple, queue: Queue) -> None:
     if queue.type == "red" and queue.min_th is not None and queue.max_th is not None:
-        limit = queue.limit or DEFAULT_LIMIT
+        limit = _value(queue, "limit")
         if queue.min_th >= queue.max_th:
             checks.refuse((*path, "min_th"), "min_th must be below max_th")
         elif queue.max_th > limit[1]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.spec import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study, shown
 
 RATE_BPS = 10e6
 PACKET_BYTES = 1500
@@ -336,10 +336,6 @@ SHOWN = (
 )
 
 
-def _shown(run: str, metric: str) -> Reference:
-    return Reference(run, metric, math.nan, "satcc (no published value)", 0.0, "none", "shown")
-
-
 def all_references() -> list[Reference]:
     """The judged checks, then every run's headline figures, shown."""
     refs = references()
@@ -347,9 +343,9 @@ def all_references() -> list[Reference]:
     for case in cases():
         run = label(*case)
         # Only AQM links measure the standing delay, only DualPI2 its L queue.
-        shown = [m for m in SHOWN if case[2] != "droptail" or m != "standing_ms"]
-        shown = [m for m in shown if case[2] == "dualpi2" or m != "l_delay_p99_ms"]
-        refs += [_shown(run, m) for m in shown if (run, m) not in judged]
+        names = [m for m in SHOWN if case[2] != "droptail" or m != "standing_ms"]
+        names = [m for m in names if case[2] == "dualpi2" or m != "l_delay_p99_ms"]
+        refs += [shown(run, m) for m in names if (run, m) not in judged]
     return refs
 
 

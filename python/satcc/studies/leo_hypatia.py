@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from satcc.studies.spec import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study, shown
 
 DURATION_S = 200.0
 STEP_S = 0.1
@@ -171,10 +171,13 @@ def path(shell: str, a: str, b: str) -> dict[str, float]:
     """The pair's path over the run: RTT min, mean and max (ms), path
     changes, seconds unreachable, and the first and last unreachable
     instants (NaN if always reachable)."""
-    from satcc.leo import ground, paths, shells
+    from satcc.leo import ground
+    from satcc.scenario.constellation import path_series
 
-    stations = [ground.city(a), ground.city(b)]
-    s = paths.series(shells.preset(shell), stations, [(0, 1)], DURATION_S, STEP_S)[(0, 1)]
+    # The series the runs' validation computed (and cached) for their link.
+    stations = (ground.city(a), ground.city(b))
+    steps, step_ps = round(DURATION_S / STEP_S), round(STEP_S * 1e12)
+    s = path_series(shell, stations, ((0, 1),), steps, step_ps, "range")[(0, 1)]
     rtt = s.rtt_s * 1e3
     gone = np.flatnonzero(np.isnan(rtt))
     return {
@@ -235,10 +238,6 @@ SHOWN = (
 )
 
 
-def _shown(run: str, metric: str) -> Reference:
-    return Reference(run, metric, math.nan, "satcc (no published value)", 0.0, "none", "shown")
-
-
 def references() -> list[Reference]:
     refs = []
     md = label("kuiper-k1", ("Manila", "Dalian"), "newreno")
@@ -274,7 +273,7 @@ def references() -> list[Reference]:
     judged = {(r.label, r.metric) for r in refs}
     for shell, pair, cc in cases():
         run = label(shell, pair, cc)
-        refs += [_shown(run, m) for m in SHOWN if (run, m) not in judged]
+        refs += [shown(run, m) for m in SHOWN if (run, m) not in judged]
     return refs
 
 

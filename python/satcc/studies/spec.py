@@ -100,6 +100,12 @@ class Reference:
         return bool(abs(measured - self.value) <= self.allowed)
 
 
+def shown(label: str, metric: str, source: str = "satcc (no published value)") -> Reference:
+    """A row shown beside the judged ones (its measured value, NaN as the
+    published one), for a number no source gives a value to judge by."""
+    return Reference(label, metric, math.nan, source, 0.0, "none", kind="shown")
+
+
 @dataclass(frozen=True)
 class Study:
     """A reproducible comparison between the simulator and published results.

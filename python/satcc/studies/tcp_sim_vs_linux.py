@@ -48,7 +48,7 @@ from satcc.console import say
 from satcc.emulate import bulk
 from satcc.fmt import MISSING
 from satcc.studies.emulated_mode import bulk_transfer
-from satcc.studies.spec import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study, shown
 
 TOLERANCE = 0.10
 MSS = 1448
@@ -423,7 +423,7 @@ def _judged_ratio(metric: str, what: str, judge: bool, why_not: str) -> Referenc
 
 def _shown(metric: str) -> Reference:
     source = MODEL_SOURCE if metric == "model_mbps" else LINUX_SOURCE
-    return Reference("", metric, math.nan, source, 0.0, "none", kind="shown")
+    return shown("", metric, source)
 
 
 def references(judge: bool) -> list[Reference]:

@@ -50,7 +50,7 @@ from satcc.analysis.tcp import tfrc_equation
 from satcc.studies import ns2_tfrc
 from satcc.studies.ns2 import find_ns
 from satcc.studies.ns2_tfrc import TfrcCase
-from satcc.studies.spec import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study, shown
 from satcc.studies.tcp_crosscheck.model import tcp_entry
 
 NS2_SOURCE = "ns-2.35 (Debian ns2), Agent/TFRC and Agent/TFRCSink, the same scenario"
@@ -383,7 +383,7 @@ def _judged(label: str, metric: str, tol: float, kind: str, judge: bool, note: s
 
 
 def _shown(label: str, metric: str, source: str = NS2_SOURCE) -> Reference:
-    return Reference(label, metric, math.nan, source, 0.0, "none", kind="shown")
+    return shown(label, metric, source)
 
 
 def references(judge: bool) -> list[Reference]:
