@@ -55,6 +55,16 @@ def test_efficiency_counts_headers_over_the_mean_capacity():
     assert math.isclose(study.efficiency(s, "t2", None), 5e6 / 100 / 75e3)
 
 
+def test_the_limit_is_judged_at_the_papers_cell_tax():
+    # The paper's 90 % is 48/53, a cell's payload share. A loop that
+    # reaches satcc's ceiling (500 of every 583 wire bytes) recounts to
+    # exactly that: each packet at 500 × 53/48 bytes instead of 583.
+    assert math.isclose(study.paper_tax_efficiency(500 / 583), 48 / 53)
+    refs = study.references()
+    assert {r.metric for r in refs} == {"efficiency_paper_tax"}
+    assert all(r.value == 0.90 and "48/53" in r.notes for r in refs)
+
+
 def test_a_run_conserves_packets_and_follows_the_capacity():
     p = study._point("a", "instcap", 12, 50.0)
     r = satcc.run(study.scenario(p, 1_000_000), seed=3)

@@ -200,6 +200,7 @@ fn a_rate_controlled_host_sends_at_the_fed_back_rate() {
         framing: Framing::Aal5,
         block: 1,
         blocks: 1,
+        buffer_packets: None,
     };
     for (name, node, address, rc) in [
         ("left", "a", "10.77.0.1", Some(rate_control)),

@@ -23,7 +23,18 @@ fn system(
     capacity: CapacityConfig,
     seconds: f64,
     scheme: Scheme,
+    blocks: (usize, usize),
+) -> (summary::Summary, Vec<f64>) {
+    bounded_system(capacity, seconds, scheme, blocks, None)
+}
+
+/// `system` with the host's buffer holding at most `buffer` packets.
+fn bounded_system(
+    capacity: CapacityConfig,
+    seconds: f64,
+    scheme: Scheme,
     (block, blocks): (usize, usize),
+    buffer: Option<usize>,
 ) -> (summary::Summary, Vec<f64>) {
     let d = ScenarioBuilder::new("er", seconds)
         .sample_interval(1.0)
@@ -57,6 +68,7 @@ fn system(
                 framing: Framing::Aal5,
                 block,
                 blocks,
+                buffer_packets: buffer,
             });
         })
         .probe("goodput", "tcp", "t", "goodput_bps")
@@ -134,4 +146,30 @@ fn effcap_with_one_block_of_one_interval_is_instcap() {
     let run = |scheme, blocks| summary::to_json(&system(capacity.clone(), 30.0, scheme, blocks).0);
     assert_eq!(run(Scheme::Instcap, INSTCAP), run(Scheme::Effcap, INSTCAP));
     assert_ne!(run(Scheme::Instcap, INSTCAP), run(Scheme::Effcap, (7, 56)));
+}
+
+/// A bounded host buffer: the 32 KB window (71 packets) is more than the
+/// pipe (about 34 packets of cells at 100 KB/s over 200 ms) and 10 waiting,
+/// so the host drops what the full buffer cannot take, Tahoe times out and
+/// resends from the lost packet on (go-back-N); the bottleneck, fed its
+/// own rate, still never overflows, and every packet is counted.
+#[test]
+fn a_full_host_buffer_drops_and_tahoe_times_out() {
+    let constant = CapacityConfig::Constant { rate_bps: HIGH };
+    let (s, _) = bounded_system(constant.clone(), 20.0, Scheme::Instcap, INSTCAP, Some(10));
+    let host_drops = f(&s, "tcp.t.rate_control.dropped_packets");
+    assert!(host_drops > 0.0);
+    assert_eq!(f(&s, "tcp.t.rate_control.max_queue_packets"), 10.0);
+    assert_eq!(f(&s, "links.bottleneck.drops"), 0.0);
+    assert!(f(&s, "tcp.t.timeouts") > 0.0);
+    // Go-back-N: more resent than lost.
+    assert!(f(&s, "tcp.t.retransmissions") > host_drops);
+    assert_eq!(f(&s, "run.pdus_unaccounted"), 0.0);
+    // A bound the window never reaches changes nothing but the drop count
+    // it reports.
+    let unbounded = summary::to_json(&system(constant.clone(), 20.0, Scheme::Instcap, INSTCAP).0);
+    let (mut wide, _) = bounded_system(constant, 20.0, Scheme::Instcap, INSTCAP, Some(100));
+    let none = wide.remove("tcp.t.rate_control.dropped_packets");
+    assert_eq!(none.and_then(|v| v.as_f64()), Some(0.0));
+    assert_eq!(summary::to_json(&wide), unbounded);
 }

@@ -7,12 +7,13 @@ source of the abr-effcap paper, Figs. 3-4). A simulated TCP sender
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
+from .description import Desc
 from .errors import quote
 from .routing import PathRequest
 from .tables import _Table
-from .values import PositiveInt, PositiveRate, Str, choice
+from .values import PositiveInt, PositiveRate, Str, choice, optional
 
 if TYPE_CHECKING:
     from .validation import Checks
@@ -23,13 +24,16 @@ class RateControl(_Table):
     rate the explicit_rate port of `link` feeds back, jumping to each new
     value. `framing` times each packet on the wire as the path carries it
     ("aal5": its cells); `block` and `blocks` are effcap's M and N, in
-    measurement intervals, for this host."""
+    measurement intervals, for this host. `buffer` bounds the buffer in
+    packets (a packet arriving when it is full is dropped at the host);
+    left out, it is unbounded, as the paper takes it."""
 
     link: Str
     initial_rate: PositiveRate
     framing: choice("none", "aal5") = "aal5"
     block: PositiveInt = 1
     blocks: PositiveInt = 1
+    buffer: Annotated[optional(PositiveInt), Desc("buffer_packets", omit_default=True)] = None
 
 
 def _link(rc: RateControl, doc):

@@ -7,6 +7,11 @@
 //! (`Framing`: the AAL5 cells of an ATM path), so a source fed back the
 //! bottleneck's wire rate sends exactly what the bottleneck can carry.
 //!
+//! Bounded (`limit`), the buffer drops a packet that arrives when it holds
+//! `limit` packets, as a host's interface queue does when full; the paper
+//! takes it unbounded (its section 3.1: the buffer "extends into the main
+//! memory of the computer"), the default.
+//!
 //! Passive like every model: it says when the head packet leaves, and the
 //! component driving it supplies the time.
 
@@ -19,6 +24,8 @@ use std::collections::VecDeque;
 pub(crate) struct Shaper {
     framing: Framing,
     rate: Rate,
+    /// At most this many packets wait; `None`: unbounded.
+    limit: Option<usize>,
     queue: VecDeque<Pdu>,
     /// Bits of the head packet still to serve as of `since`.
     head_bits: f64,
@@ -32,6 +39,8 @@ pub(crate) struct ShaperStats {
     pub bytes: u64,
     pub(crate) max_queue: u64,
     pub(crate) rate_changes: u64,
+    /// Packets refused because the buffer held `limit`.
+    pub(crate) dropped: u64,
     /// ∫ queue length dt in packet·ps, for the mean backlog.
     queue_area: f64,
     queue_since: Time,
@@ -42,11 +51,18 @@ impl Shaper {
         Shaper {
             framing,
             rate: Rate::from_bps(initial_rate_bps),
+            limit: None,
             queue: VecDeque::new(),
             head_bits: 0.0,
             since: Time::ZERO,
             stats: ShaperStats::default(),
         }
+    }
+
+    /// The same buffer holding at most `limit` packets.
+    pub(crate) fn bounded(mut self, limit: Option<usize>) -> Shaper {
+        self.limit = limit;
+        self
     }
 
     pub(crate) fn rate_bps(&self) -> f64 {
@@ -74,7 +90,12 @@ impl Shaper {
         self.stats.queue_since = now;
     }
 
-    pub(crate) fn enqueue(&mut self, now: Time, p: Pdu) {
+    /// Takes `p` unless the buffer is full; false: dropped (counted).
+    pub(crate) fn enqueue(&mut self, now: Time, p: Pdu) -> bool {
+        if self.limit.is_some_and(|l| self.queue.len() >= l) {
+            self.stats.dropped += 1;
+            return false;
+        }
         self.account_queue(now);
         if self.queue.is_empty() {
             self.head_bits = self.wire_bits(&p);
@@ -82,6 +103,7 @@ impl Shaper {
         }
         self.queue.push_back(p);
         self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
+        true
     }
 
     /// When the head packet's last bit is served; `Time::NEVER` when the
@@ -173,6 +195,30 @@ mod tests {
         assert_eq!(s.next_departure(), Time::NEVER);
         s.set_rate(Time(20 * MS), 800_000.0);
         assert_eq!(s.next_departure(), Time(20 * MS + 5_830_000_000));
+    }
+
+    #[test]
+    fn a_bounded_buffer_drops_what_arrives_when_full() {
+        // Limit 2 at 800 kb/s: the third packet at time 0 is refused; once
+        // the head has left (5.83 ms) there is room for one more.
+        let mut s = Shaper::new(Framing::Aal5, 800_000.0).bounded(Some(2));
+        assert!(s.enqueue(Time::ZERO, packet(0)));
+        assert!(s.enqueue(Time::ZERO, packet(1)));
+        assert!(!s.enqueue(Time::ZERO, packet(2)));
+        let t = s.next_departure();
+        assert_eq!(t, Time(5_830_000_000));
+        assert_eq!(s.depart(t).unwrap().seq, 0);
+        assert!(s.enqueue(t, packet(3)));
+        assert!(!s.enqueue(t, packet(4)));
+        let mut left = vec![];
+        while s.next_departure() != Time::NEVER {
+            left.push(s.depart(s.next_departure()).unwrap().seq);
+        }
+        assert_eq!(left, vec![1, 3]);
+        assert_eq!(
+            (s.stats.packets, s.stats.dropped, s.stats.max_queue),
+            (3, 2, 2)
+        );
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct RateControlDesc {
     /// effcap's number N of sliding blocks for this host (default 1).
     #[serde(default = "one")]
     pub blocks: usize,
+    /// The most packets the buffer holds; left out: unbounded (the paper's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_packets: Option<usize>,
 }
 
 fn one() -> usize {
@@ -49,6 +52,9 @@ impl Check for RateControlDesc {
         if self.block == 0 || self.blocks == 0 {
             return Err("block and blocks are at least 1".into());
         }
+        if self.buffer_packets == Some(0) {
+            return Err("buffer must hold at least 1 packet".into());
+        }
         Ok(())
     }
 }
@@ -58,6 +64,8 @@ pub(crate) struct ShaperComp {
     node: u32,
     prefix: String,
     taken: u64,
+    /// Whether the buffer is bounded (its drops are reported only then).
+    bounded: bool,
     feedback: u64,
     last_feedback: Option<Time>,
 }
@@ -67,10 +75,11 @@ impl ShaperComp {
 
     pub(crate) fn new(d: &RateControlDesc, node: u32, prefix: String) -> ShaperComp {
         ShaperComp {
-            shaper: Shaper::new(d.framing, d.initial_rate_bps),
+            shaper: Shaper::new(d.framing, d.initial_rate_bps).bounded(d.buffer_packets),
             node,
             prefix,
             taken: 0,
+            bounded: d.buffer_packets.is_some(),
             feedback: 0,
             last_feedback: None,
         }
@@ -105,6 +114,8 @@ impl Model for ShaperComp {
                 self.last_feedback = Some(cx.now);
             }
             _ => {
+                // A packet the full buffer refuses never entered the
+                // network: the shaper counts it, the flow does not.
                 self.taken += 1;
                 self.shaper.enqueue(cx.now, *p);
             }
@@ -118,6 +129,9 @@ impl Model for ShaperComp {
         put(s, key("packets"), st.packets);
         put(s, key("feedback_received"), self.feedback);
         put(s, key("rate_changes"), st.rate_changes);
+        if self.bounded {
+            put(s, key("dropped_packets"), st.dropped);
+        }
         put(s, key("rate_bps"), num(self.shaper.rate_bps()));
         put(s, key("max_queue_packets"), st.max_queue);
         put(
@@ -134,9 +148,10 @@ impl Model for ShaperComp {
         );
     }
 
-    /// Packets taken and neither sent on nor held: zero.
+    /// Packets taken and neither sent on, dropped nor held: zero.
     fn unaccounted(&self) -> i64 {
-        self.taken as i64 - (self.shaper.stats.packets + self.shaper.len() as u64) as i64
+        let st = &self.shaper.stats;
+        self.taken as i64 - (st.packets + st.dropped + self.shaper.len() as u64) as i64
     }
 }
 
