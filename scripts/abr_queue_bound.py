@@ -9,6 +9,7 @@ the remaining difference"):
     .venv/bin/python scripts/abr_queue_bound.py when        # (a) when the maximum occurs
     .venv/bin/python scripts/abr_queue_bound.py variants    # (b, c) queue control, ICR, ADTF
     .venv/bin/python scripts/abr_queue_bound.py seeds       # (e) spread over seeds 1-6
+    .venv/bin/python scripts/abr_queue_bound.py rows        # (b) the larger T0, QDLF on every row
     .venv/bin/python scripts/abr_queue_bound.py when --table   # print a table only
 
 Each run's numbers go to results/abr-queue-bound/runs.jsonl as it ends, so
@@ -69,6 +70,13 @@ EXPERIMENTS = {
     ],
     "variants": [(9140, 1, v, s, SHORT_S) for v in VARIANTS for s in (1, 2, 3)],
     "seeds": [(9140, row, DEFAULT, s, DURATION_S) for row in (1, 2, 3) for s in range(1, 7)],
+    # The queue-control variants that let the later rounds overshoot, on every row.
+    "rows": [
+        (9140, row, v, s, SHORT_S)
+        for v in (DEFAULT, "T0 = 5 ms", "QDLF = 0.8")
+        for row in (1, 2, 3)
+        for s in (1, 2, 3)
+    ],
 }
 
 
@@ -214,7 +222,27 @@ def table_seeds(done: dict) -> str:
     return "\n".join(lines)
 
 
-TABLES = {"when": table_when, "variants": table_variants, "seeds": table_seeds}
+def table_rows(done: dict) -> str:
+    lines = [
+        "| variant | video 5/5: max queue | video 7.5/7 | video 10/5 |",
+        "|---|---|---|---|",
+    ]
+    for variant in dict.fromkeys(k[2] for k in EXPERIMENTS["rows"]):
+        cells = [variant]
+        for row in (1, 2, 3):
+            keys = [k for k in EXPERIMENTS["rows"] if k[2] == variant and k[1] == row]
+            rows = [done[_key(*k)] for k in keys if _key(*k) in done]
+            cells.append(_mean_ci([r["max_queue_cells"] for r in rows]) if rows else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+TABLES = {
+    "when": table_when,
+    "variants": table_variants,
+    "seeds": table_seeds,
+    "rows": table_rows,
+}
 
 
 def main() -> None:
