@@ -235,7 +235,7 @@ impl TcpSocket {
             peer_rwnd: if cfg.handshake {
                 mss
             } else {
-                rwin.advertised(0, cfg.window_scaling)
+                rwin.advertised(0, peer_shift)
             },
             dupacks: 0,
             limited_sent: 0,
@@ -316,8 +316,7 @@ impl TcpSocket {
     }
     /// The window this socket advertises, in bytes.
     pub(crate) fn advertised_window(&self) -> u64 {
-        self.rwin
-            .advertised(self.rx.held_bytes(), self.cfg.window_scaling)
+        self.rwin.advertised(self.rx.held_bytes(), self.my_shift)
     }
     /// The connection's parameters.
     pub(crate) fn config(&self) -> &TcpConfig {

@@ -16,10 +16,11 @@
 //!   6.6 and later). `window_clamp` is that share of the whole buffer
 //!   (`tcp_full_space()`, fixed once SO_RCVBUF locks the buffer, so no
 //!   autotuning). `__tcp_select_window()` (net/ipv4/tcp_output.c) offers the
-//!   free share, at most `rcv_ssthresh`, and only without window scaling
-//!   rounds it down to a whole number of segments: with it (Linux's shift
-//!   comes from `tcp_rmem[2]`, not from the socket's buffer, so a window
-//!   of any size has one) the share goes out as it is, to the shift's unit.
+//!   free share, at most `rcv_ssthresh`, rounded down to a whole number of
+//!   segments when the window shift is 0 (to the shift's unit otherwise).
+//!   With SO_RCVBUF set the shift follows the buffer: `ss -ti` shows
+//!   `wscale:0,0` for NPtcp -b 8192 on Linux 6.18, and windows of whole
+//!   segments.
 //!   `rcv_ssthresh` starts at ten segments (`tcp_select_initial_window()`,
 //!   TCP_INIT_CWND) or the clamp in whole segments if smaller, and
 //!   `tcp_grow_window()` raises
@@ -106,19 +107,19 @@ impl ReceiveWindow {
         }
     }
 
-    /// The window offered with `held` bytes held out of order; `scaling`:
-    /// the connection scales its window (RFC 7323).
-    pub(crate) fn advertised(&self, held: u64, scaling: bool) -> u64 {
+    /// The window offered with `held` bytes held out of order, in a
+    /// segment whose window field is shifted by `shift`.
+    pub(crate) fn advertised(&self, held: u64, shift: u8) -> u64 {
         match self.profile {
             WindowProfile::Bsd44 => self.buffer.saturating_sub(held),
             WindowProfile::Linux => {
                 let free = self
                     .win_from_space(self.buffer.saturating_sub(held))
                     .min(self.rcv_ssthresh);
-                if scaling {
-                    free
-                } else {
+                if shift == 0 {
                     round_down(free, self.mss)
+                } else {
+                    round_down(free, 1 << shift)
                 }
             }
         }
@@ -145,27 +146,26 @@ mod tests {
     #[test]
     fn bsd44_offers_the_free_buffer() {
         let w = ReceiveWindow::new(WindowProfile::Bsd44, 8760, MSS, 1);
-        assert_eq!(w.advertised(0, true), 8760);
-        assert_eq!(w.advertised(1000, false), 7760);
+        assert_eq!(w.advertised(0, 1), 8760);
+        assert_eq!(w.advertised(1000, 0), 7760);
         assert_eq!(w.clamp(), 8760);
     }
 
     /// NPtcp -b 8192 on Linux: the kernel keeps 16384; half of it is
-    /// payload (scale 1), 8192; the first window is that in whole
-    /// segments, 7300 B, and one segment later the whole share; without
-    /// window scaling every window is in whole segments.
+    /// payload (scale 1), 8192; with no window shift, in whole segments:
+    /// 7300 B. With a shift (a larger buffer) the share as it is.
     #[test]
     fn linux_offers_half_the_doubled_buffer() {
         let mut w = ReceiveWindow::new(WindowProfile::Linux, 16_384, MSS, 1);
         assert_eq!(w.clamp(), 8192);
-        assert_eq!(w.advertised(0, true), 5 * MSS);
+        assert_eq!(w.advertised(0, 0), 5 * MSS);
         w.on_in_order(MSS);
-        assert_eq!(w.advertised(0, true), 8192);
-        assert_eq!(w.advertised(0, false), 5 * MSS);
+        assert_eq!(w.advertised(0, 0), 5 * MSS);
+        assert_eq!(w.advertised(0, 1), 8192);
         // Out-of-order data eats its share of the buffer: 16384 - 3000
         // leaves 6692 of payload room, four segments.
-        assert_eq!(w.advertised(3000, true), 6692);
-        assert_eq!(w.advertised(3000, false), 4 * MSS);
+        assert_eq!(w.advertised(3000, 0), 4 * MSS);
+        assert_eq!(w.advertised(3000, 1), 6692);
     }
 
     /// Linux 2.4 to 3.3 (scale 2): 3/4 of 16384 is 12288; the first window
@@ -174,10 +174,10 @@ mod tests {
     fn linux_scale_two_offers_three_quarters() {
         let mut w = ReceiveWindow::new(WindowProfile::Linux, 16_384, MSS, 2);
         assert_eq!(w.clamp(), 12_288);
-        assert_eq!(w.advertised(0, true), 8 * MSS);
+        assert_eq!(w.advertised(0, 0), 8 * MSS);
         w.on_in_order(MSS);
-        assert_eq!(w.advertised(0, true), 12_288);
-        assert_eq!(w.advertised(0, false), 8 * MSS);
+        assert_eq!(w.advertised(0, 0), 8 * MSS);
+        assert_eq!(w.advertised(0, 1), 12_288);
     }
 
     /// A 64 KB request: 131072 kept, 65536 clamp; the window starts at ten
@@ -185,21 +185,21 @@ mod tests {
     #[test]
     fn linux_window_grows_from_ten_segments_to_the_clamp() {
         let mut w = ReceiveWindow::new(WindowProfile::Linux, 131_072, MSS, 1);
-        assert_eq!(w.advertised(0, true), 10 * MSS);
+        assert_eq!(w.advertised(0, 1), 10 * MSS);
         w.on_in_order(100); // too small to count
-        assert_eq!(w.advertised(0, true), 10 * MSS);
+        assert_eq!(w.advertised(0, 1), 10 * MSS);
         w.on_in_order(MSS);
-        assert_eq!(w.advertised(0, true), 12 * MSS);
+        assert_eq!(w.advertised(0, 1), 12 * MSS);
         for _ in 0..100 {
             w.on_in_order(MSS);
         }
-        assert_eq!(w.advertised(0, true), 65_536);
+        assert_eq!(w.advertised(0, 1), 65_536);
     }
 
     #[test]
     fn bsd44_ignores_growth() {
         let mut w = ReceiveWindow::new(WindowProfile::Bsd44, 131_072, MSS, 1);
         w.on_in_order(MSS);
-        assert_eq!(w.advertised(0, true), 131_072);
+        assert_eq!(w.advertised(0, 1), 131_072);
     }
 }
