@@ -123,13 +123,15 @@ def test_the_default_socket_carries_8760_bytes_per_round_trip_over_every_hop():
         ("winnt", 8192, 8760),
         ("bsd44", 4096, 4380),
         # Linux keeps 2 x requested and offers half of it
-        # (tcp_adv_win_scale 1), unrounded with window scaling.
-        ("linux", 8192, 8192),
-        ("linux", 4096, 4096),
-        ("linux", 16384, 16384),
+        # (tcp_adv_win_scale 1), in whole segments: 8192 -> 16384 -> 8192
+        # -> 5 x 1460.
+        ("linux", 8192, 7300),
+        ("linux", 4096, 2920),
+        ("linux", 16384, 16060),
+        # 65536 -> 131072 -> 65536: a window shift, no segment rounding.
         ("linux", 65536, 65536),
         # Linux 2.4 to 3.3, tcp_adv_win_scale 2: three quarters.
-        ("linux-2.4", 8192, 12288),
+        ("linux-2.4", 8192, 11680),
     ],
 )
 def test_one_window_block_per_host_profile(host, requested, window):
@@ -156,7 +158,7 @@ def test_the_knee_is_where_each_profile_says(host):
     """The block at which a second round trip appears, 8 KB socket, 400 ms.
 
     Closed form: with the window open, a block of W bytes or less (W =
-    `one_window_bytes`: 8760 on bsd44 and winnt, 8192 on linux, 12288 on
+    `one_window_bytes`: 8760 on bsd44 and winnt, 7300 on linux, 11680 on
     linux-2.4) leaves at
     once and takes half the round trip plus its E1 time; a block of W + 1
     bytes sends its last byte only once the first ACK is back, a round trip
@@ -174,9 +176,9 @@ def test_the_knee_is_where_each_profile_says(host):
     sc = study.testbed("t", [study.path("p", 0.4, study.DEFAULT_SOCKET, app, host=host)], 100.0)
     s = satcc.run(sc, seed=1).summary
     one, two = (s[f"tcp.p.netpipe.block_{n:09d}.transfer_time_s"] for n in (w, w + 1))
-    # 32 cells for a full segment under LANE, and for 8192 B the 892-byte
-    # tail's 20 cells (16 + 40 + 892 + 8 bytes of AAL5 trailer).
-    cells = w // 1460 * 32 + (-(-(w % 1460 + 64) // 48) if w % 1460 else 0)
+    # Every profile's window is whole segments: 32 cells each under LANE.
+    assert w % 1460 == 0
+    cells = w // 1460 * 32
     assert one == pytest.approx(0.2 + cells * 424 / E1 + 1538 * 8 / ETHERNET, abs=0.002)
     assert one + 0.35 < two < one + 0.4
 

@@ -29,8 +29,10 @@ from satcc.studies.netpipe_satellite import model as sim
 # The 400 ms table's rows the comparison shows (4, 8, 12 and 16 KB with
 # NetPIPE 2.x's perturbations), and the knee's neighbourhood.
 TABLE_ROWS = (4093, 4096, 8192, 8195, 12285, 12288, 16384, 16387)
-# Block sizes for the real-NPtcp comparison, one NPtcp run each.
-KNEE_SIZES = (4096, 6144, 8192, 8195, 8760, 12288, 16384)
+# (socket, block) pairs for the real-NPtcp comparison, one NPtcp run each.
+KNEE_SIZES = tuple(
+    (8192, b) for b in (4096, 7300, 7301, 8192, 8195, 8688, 8689, 8760, 12288)
+) + tuple((4096, b) for b in (2896, 2897, 2920, 4096))
 
 
 def one_window_bytes(host: str, requested: int, mss: int = sim.MSS) -> int:
@@ -40,17 +42,20 @@ def one_window_bytes(host: str, requested: int, mss: int = sim.MSS) -> int:
     - bsd44 and winnt: the receive buffer rounded up to whole segments
       (8192 -> 8760), all of it advertised.
     - linux: the kernel keeps 2 x requested and offers half of it
-      (tcp_adv_win_scale 1), as it is: with window scaling (the study's
-      TCP has it, as Linux does) there is no rounding to whole segments
-      (8192 -> 16384 -> 8192); rcv_ssthresh reaches that clamp after a
-      few blocks (it starts at ten segments). linux-2.4 offers three
-      quarters (tcp_adv_win_scale 2): 8192 -> 16384 -> 12288.
+      (tcp_adv_win_scale 1), in whole segments while that fits the window
+      field unscaled (8192 -> 16384 -> 8192 -> 7300); rcv_ssthresh reaches
+      that clamp after a few blocks (it starts at ten segments).
+      linux-2.4 offers three quarters (tcp_adv_win_scale 2): 8192 ->
+      16384 -> 12288 -> 11680.
     """
     if host in ("bsd44", "winnt"):
         return sim.bsd_socket_buffer(requested, mss)
     if host in ("linux", "linux-2.4"):
         kept = 2 * requested
-        return kept - (kept >> (2 if host == "linux-2.4" else 1))
+        share = kept - (kept >> (2 if host == "linux-2.4" else 1))
+        if share > 65_535:
+            return share  # a window shift: no rounding to segments
+        return share // mss * mss
     raise ValueError(f"unknown host profile {host!r}")
 
 
@@ -93,13 +98,15 @@ def compare(hosts: tuple[str, ...] = sim.HOSTS) -> dict[str, dict[str, Any]]:
     return out
 
 
-def emulated_path_tcp(rtt_s: float, host: str, size: int) -> dict[str, Any]:
+def emulated_path_tcp(
+    rtt_s: float, host: str, size: int, socket: int = sim.DEFAULT_SOCKET
+) -> dict[str, Any]:
     """satcc's TCP over the emulated path (the ATM hops timing packets as
     AAL5 cells, as the emulator does), one block size, NetPIPE's
     measurement: what the real NPtcp run is compared with."""
     from satcc.studies.netpipe_satellite import emulated as em
 
-    p = sim.path("np", rtt_s, sim.DEFAULT_SOCKET, _fixed(size), host=host)
+    p = sim.path("np", rtt_s, socket, _fixed(size), host=host)
     tcp = p["tcp"]["np"]
     tcp.pop("ubr")
     scenario = em.emulated_path(rtt_s)
@@ -115,18 +122,28 @@ def _fixed(size: int) -> dict[str, Any]:
     return {**sim.fixed_block_app(size), "warmup": 5}
 
 
-def simulated_on_emulated_path(host: str, size: int, rtt_s: float = sim.GEO_RTT) -> float:
-    summary = satcc.run(emulated_path_tcp(rtt_s, host, size), seed=1).summary
+def simulated_on_emulated_path(
+    host: str, size: int, socket: int = sim.DEFAULT_SOCKET, rtt_s: float = sim.GEO_RTT
+) -> float:
+    summary = satcc.run(emulated_path_tcp(rtt_s, host, size, socket), seed=1).summary
     (row,) = sim.blocks(summary, "np")
     return row["transfer_time_s"]
 
 
+# The real hosts' congestion control: Reno, as the paper's hosts' family and
+# without pacing. A machine's default may be BBR, which paces at its
+# delivery-rate estimate: a ping-pong is application-limited, so the
+# estimate is low and a block leaves slower than the path carries it.
+REAL_SYSCTL = {"net.ipv4.tcp_congestion_control": "reno"}
+
+
 def real_nptcp(size: int, socket: int = sim.DEFAULT_SOCKET, rtt_s: float = sim.GEO_RTT) -> float:
     """NPtcp -b `socket` at one block size over the emulated path (3
-    repetitions per trial): its reported one-way time."""
+    repetitions per trial), Reno on both hosts: its reported one-way time."""
     from satcc.studies.netpipe_satellite import emulated as em
 
-    rows, _summary = em.run_nptcp(rtt_s, f"-b {socket} -l {size} -u {size} -p 0 -n 3")
+    args = f"-b {socket} -l {size} -u {size} -p 0 -n 3"
+    rows, _summary = em.run_nptcp(rtt_s, args, sysctl=REAL_SYSCTL)
     return rows[0]["transfer_time_s"] if rows else math.nan
 
 
@@ -143,12 +160,14 @@ def main(argv: list[str] | None = None) -> None:
             f"{host},{r['parting_transfer_time_s']:.4f},{r['one_window_bytes']},"
             f"{r['max_shown_block_400ms']:g},{r['max_shown_block_600ms']:g},{rows}"
         )
-    print("size,satcc_linux_emulated_path,satcc_bsd44_emulated_path" + (",real" * args.emulate))
-    for size in KNEE_SIZES:
-        linux = simulated_on_emulated_path("linux", size)
-        bsd = simulated_on_emulated_path("bsd44", size)
-        real = f",{real_nptcp(size):.4f}" if args.emulate else ""
-        print(f"{size},{linux:.4f},{bsd:.4f}{real}", flush=True)
+    print(
+        "socket,size,satcc_linux_emulated_path,satcc_bsd44_emulated_path" + ",real" * args.emulate
+    )
+    for socket, size in KNEE_SIZES:
+        linux = simulated_on_emulated_path("linux", size, socket)
+        bsd = simulated_on_emulated_path("bsd44", size, socket)
+        real = f",{real_nptcp(size, socket):.4f}" if args.emulate else ""
+        print(f"{socket},{size},{linux:.4f},{bsd:.4f}{real}", flush=True)
 
 
 if __name__ == "__main__":
