@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import satcc
 from satcc import studies
-from satcc.studies.netpipe_satellite import STUDY
+from satcc.studies.netpipe_satellite import STUDY, profiles
 from satcc.studies.netpipe_satellite import model as study
 
 
@@ -113,6 +113,88 @@ def test_the_default_socket_carries_8760_bytes_per_round_trip_over_every_hop():
     frames = s["links.p_ethernet.tx_packets"]
     assert s["links.p_e1_hub.tx_packets"] > 20 * frames
     assert s["run.pdus_unaccounted"] == 0 and s["tcp.p.segments_dropped"] == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "requested", "window"),
+    [
+        # 4.4BSD and NT 4.0: the buffer rounded up to whole segments.
+        ("bsd44", 8192, 8760),
+        ("winnt", 8192, 8760),
+        ("bsd44", 4096, 4380),
+        # Linux keeps 2 x requested and offers half of it
+        # (tcp_adv_win_scale 1), in whole segments: 8192 -> 16384 -> 8192
+        # -> 5 x 1460.
+        ("linux", 8192, 7300),
+        ("linux", 4096, 2920),
+        ("linux", 16384, 16060),
+        # 65536 -> 131072 -> 65536: a window shift, no segment rounding.
+        ("linux", 65536, 65536),
+        # Linux 2.4 to 3.3, tcp_adv_win_scale 2: three quarters.
+        ("linux-2.4", 8192, 11680),
+    ],
+)
+def test_one_window_block_per_host_profile(host, requested, window):
+    assert profiles.one_window_bytes(host, requested) == window
+
+
+def test_host_profiles_give_the_tcp_keys_of_their_rules():
+    assert study.host_socket("bsd44", 8192) == {
+        "send_buffer": "8760 B",
+        "receive_buffer": "8760 B",
+    }
+    assert study.host_socket("winnt", 8192) == study.host_socket("bsd44", 8192)
+    linux = study.host_socket("linux", 8192)
+    assert (linux["send_buffer"], linux["receive_buffer"]) == ("16384 B", "16384 B")
+    assert (linux["window_profile"], linux["delayed_ack_timeout"]) == ("linux", "40 ms")
+    with pytest.raises(ValueError, match="unknown host profile"):
+        study.host_socket("os2", 8192)
+    (tcp,) = described_path()["tcp"]
+    assert "window_profile" not in tcp  # the study's default: bsd44, as before
+
+
+@pytest.mark.parametrize("host", study.HOSTS)
+def test_the_knee_is_where_each_profile_says(host):
+    """The block at which a second round trip appears, 8 KB socket, 400 ms.
+
+    Closed form: with the window open, a block of W bytes or less (W =
+    `one_window_bytes`: 8760 on bsd44 and winnt, 7300 on linux, 11680 on
+    linux-2.4) leaves at
+    once and takes half the round trip plus its E1 time; a block of W + 1
+    bytes sends its last byte only once the first ACK is back, a round trip
+    after the first segments left, so it takes about 0.4 s more (less the E1
+    time the first window overlapped with)."""
+    w = profiles.one_window_bytes(host, study.DEFAULT_SOCKET)
+    app = {
+        "type": "netpipe",
+        "sizes": [f"{w} B", f"{w + 1} B"],
+        "warmup": 5,
+        "min_repetitions": 3,
+        "max_repetitions": 3,
+        "stop_time": "1e5 s",
+    }
+    sc = study.testbed("t", [study.path("p", 0.4, study.DEFAULT_SOCKET, app, host=host)], 100.0)
+    s = satcc.run(sc, seed=1).summary
+    one, two = (s[f"tcp.p.netpipe.block_{n:09d}.transfer_time_s"] for n in (w, w + 1))
+    # Every profile's window is whole segments: 32 cells each under LANE.
+    assert w % 1460 == 0
+    cells = w // 1460 * 32
+    assert one == pytest.approx(0.2 + cells * 424 / E1 + 1538 * 8 / ETHERNET, abs=0.002)
+    assert one + 0.35 < two < one + 0.4
+
+
+def test_a_linux_window_needs_the_linux_profile_and_a_segment():
+    base = study.testbed("t", [study.path("p", 0.4, 8192, study.sweep_app())], 10.0)
+    tcp = base["tcp"]["p"]
+    tcp["adv_win_scale"] = 2
+    with pytest.raises(satcc.ScenarioError, match="adv_win_scale"):
+        satcc.Scenario.from_dict(base).validate()
+    tcp.update(window_profile="linux", receive_buffer="1800 B")  # 1350 B offered
+    with pytest.raises(satcc.ScenarioError, match="smaller than one segment"):
+        satcc.Scenario.from_dict(base).validate()
+    tcp["receive_buffer"] = "16384 B"
+    (desc,) = satcc.Scenario.from_dict(base).validate()["tcp"]
+    assert (desc["window_profile"], desc["adv_win_scale"]) == ("linux", 2)
 
 
 def test_the_study_measures_as_netpipe_2_does():

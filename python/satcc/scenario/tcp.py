@@ -57,6 +57,8 @@ CWND_VALIDATIONS = ("off", "rfc2861", "rfc7661")
 # How a SACK sender finds lost segments: RFC 6675's IsLost, or RFC 8985.
 RECOVERIES = ("rfc6675", "rack-tlp")
 SSTHRESH_BASES = ("flight", "cwnd")
+# How a host turns its receive buffer into the advertised window (docs/tcp.md).
+WINDOW_PROFILES = ("bsd44", "linux")
 
 # `preset = "..."` fills the keys a [tcp.NAME] table does not give. "rfc" is
 # the IETF standards track as a conservative stack follows it; "linux" is what
@@ -305,6 +307,11 @@ class Tcp(_Table):
     window_scaling: Bool = True
     send_buffer: PositiveSize = 64 * 1024
     receive_buffer: PositiveSize = 64 * 1024
+    # 4.4BSD advertises the free receive buffer; Linux its payload share,
+    # space - (space >> adv_win_scale), capped by rcv_ssthresh, in whole
+    # segments (docs/tcp.md, "Host window profiles").
+    window_profile: Annotated[choice(*WINDOW_PROFILES), UNLESS_DEFAULT] = "bsd44"
+    adv_win_scale: Annotated[PositiveInt, UNLESS_DEFAULT] = 1
     handshake: Bool = True
     start: NonNegativeTime = 0
     priority: ZeroOne = 0
@@ -457,6 +464,24 @@ def _check_buffers(checks: Checks, path: tuple, tcp: Tcp) -> None:
                 (*path, key),
                 f"{key} ({bytes_text(size)}) is smaller than one segment "
                 f"(mss = {bytes_text(tcp.mss)})",
+            )
+    if tcp.adv_win_scale not in (1, 2, 3):
+        checks.refuse(
+            (*path, "adv_win_scale"), f"adv_win_scale must be 1, 2 or 3, got {tcp.adv_win_scale}"
+        )
+    elif tcp.adv_win_scale != 1 and tcp.window_profile != "linux":
+        checks.refuse(
+            (*path, "adv_win_scale"),
+            f'adv_win_scale is Linux\'s: give it with window_profile = "linux", '
+            f'got window_profile = "{tcp.window_profile}"',
+        )
+    if tcp.window_profile == "linux" and tcp.adv_win_scale in (1, 2, 3):
+        share = tcp.receive_buffer - (tcp.receive_buffer >> tcp.adv_win_scale)
+        if share < tcp.mss:
+            checks.refuse(
+                (*path, "receive_buffer"),
+                f"the window a linux host offers from receive_buffer ({bytes_text(share)}) "
+                f"is smaller than one segment (mss = {bytes_text(tcp.mss)})",
             )
     largest = MAX_WINDOW_FIELD << MAX_WINDOW_SHIFT
     if tcp.window_scaling and tcp.receive_buffer > largest:

@@ -61,23 +61,30 @@ class NetpipeMissing(RuntimeError):
     pass
 
 
-def emulated_path(rtt_s: float, ber: float = 1e-12) -> dict[str, Any]:
+def emulated_path(
+    rtt_s: float, ber: float = 1e-12, sysctl: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The study's path with its TCP connection taken out, two real hosts
     (tx at the transmitting PC, rx at the receiving one) put in, and the
-    ATM links carrying packets as their AAL5 cells."""
+    ATM links carrying packets as their AAL5 cells; `sysctl` is set on
+    both hosts."""
     p = sim.path("np", rtt_s, SOCKET, sim.sweep_app(), ber)
     p.pop("tcp")
     for name, link in p["links"].items():
         if not name.endswith("ethernet"):
             link["framing"] = "aal5"
+    hosts = {
+        "tx": {"node": "np_a", "address": "10.77.0.1"},
+        "rx": {"node": "np_b", "address": "10.77.0.2", "command": "NPtcp", "background": True},
+    }
+    for host in hosts.values():
+        if sysctl:
+            host["sysctl"] = dict(sysctl)
     return {
         "run": {"name": "netpipe-emulated", "duration": f"{SWEEP_LIMIT_S} s"},
         "nodes": p["nodes"],
         "links": p["links"],
-        "emulate": {
-            "tx": {"node": "np_a", "address": "10.77.0.1"},
-            "rx": {"node": "np_b", "address": "10.77.0.2", "command": "NPtcp", "background": True},
-        },
+        "emulate": hosts,
     }
 
 
@@ -115,9 +122,12 @@ def receiver_args(args: str) -> str:
     return " ".join(kept)
 
 
-def run_nptcp(rtt_s: float, args: str, ber: float = 1e-12) -> tuple[list[dict], dict]:
+def run_nptcp(
+    rtt_s: float, args: str, ber: float = 1e-12, sysctl: dict[str, Any] | None = None
+) -> tuple[list[dict], dict]:
     """NPtcp from tx to rx with `args`; its rows and the run's summary
-    (with `cut_short`: the run's time limit ended NPtcp)."""
+    (with `cut_short`: the run's time limit ended NPtcp); `sysctl` is set
+    on both hosts."""
     from satcc.emulate import emulate_on_time
 
     if shutil.which("NPtcp") is None:
@@ -136,7 +146,7 @@ def run_nptcp(rtt_s: float, args: str, ber: float = 1e-12) -> tuple[list[dict], 
             # A sweep the run's limit cut short keeps the blocks it finished.
             return parse_output(out.read_text()), cut_short
 
-        path = emulated_path(rtt_s, ber)
+        path = emulated_path(rtt_s, ber, sysctl)
         result, (rows, cut_short) = emulate_on_time(path, read, seed=1, commands=commands)
         return rows, {**result.summary, "cut_short": cut_short}
 

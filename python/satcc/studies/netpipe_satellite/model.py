@@ -93,16 +93,60 @@ def bsd_socket_buffer(requested: int, mss: int = MSS) -> int:
     return -(-requested // mss) * mss
 
 
+# The hosts' buffer and window semantics (docs/netpipe-satellite.md, "What
+# explains the remaining difference"): 4.4BSD (the study's), Linux, and
+# Windows NT 4.0.
+HOSTS = ("bsd44", "linux", "linux-2.4", "winnt")
+# Linux's delayed-ACK timeout starts at TCP_ATO_MIN = HZ/25 (40 ms).
+LINUX_DELAYED_ACK = "40 ms"
+
+
+def host_socket(host: str, requested: int, mss: int = MSS) -> dict[str, Any]:
+    """The TCP keys of a host of profile `host` whose NetPIPE asks for
+    `requested`-byte socket buffers.
+
+    - bsd44: `bsd_socket_buffer`; the window is the free receive buffer.
+    - linux: `sock_setsockopt()` keeps twice what SO_SNDBUF and SO_RCVBUF
+      ask (and locks the buffers: no autotuning); the window is the payload
+      share of the receive buffer (`window_profile = "linux"`, its
+      tcp_adv_win_scale of 1), in whole segments; the delayed-ACK timer is
+      Linux's 40 ms. The send buffer's truesize accounting is left out: in
+      a ping-pong the smaller receive window binds first.
+    - linux-2.4: the same with tcp_adv_win_scale 2, the default of Linux
+      2.4 to 3.3: three quarters of the buffer is offered.
+    - winnt: Windows NT 4.0 makes the receive window 8192 "rounded up to
+      six 1460-byte segments", 8760, on Ethernet, by default or as
+      setsockopt asks (Microsoft's NT TCP/IP implementation notes; KB
+      Q199947: no window scaling); its delayed ACK is 200 ms. The window is
+      what bsd44 gives: NT's profile is told apart to show it."""
+    if host in ("bsd44", "winnt"):
+        buffer = bsd_socket_buffer(requested, mss)
+        return {"send_buffer": f"{buffer} B", "receive_buffer": f"{buffer} B"}
+    if host in ("linux", "linux-2.4"):
+        kept = f"{2 * requested} B"
+        scale = {"adv_win_scale": 2} if host == "linux-2.4" else {}
+        return {
+            "send_buffer": kept,
+            "receive_buffer": kept,
+            "window_profile": "linux",
+            **scale,
+            "delayed_ack_timeout": LINUX_DELAYED_ACK,
+        }
+    raise ValueError(f"unknown host profile {host!r}: one of {', '.join(HOSTS)}")
+
+
 def path(
     name: str,
     rtt_s: float,
     socket: int,
     app: dict[str, Any],
     ber: float = 1e-12,
+    host: str = "bsd44",
 ) -> dict[str, dict[str, Any]]:
     """One copy of the testbed path of Fig. 1: nodes, links and the TCP
     connection from the transmitting PC (`NAME_a`) to the receiving one
-    (`NAME_b`); `socket` is what NetPIPE asks of both hosts' sockets."""
+    (`NAME_b`); `socket` is what NetPIPE asks of both hosts' sockets, and
+    `host` the hosts' buffer and window profile (`host_socket`)."""
     a, b = f"{name}_a", f"{name}_b"
     sw0, sw1, sw2, hub = (f"{name}_{n}" for n in ("sw0", "sw1", "sw2", "hub"))
     # The analyser's delay makes up the round trip with the lab's cables.
@@ -121,7 +165,6 @@ def path(
             **more,
         }
 
-    buffer = f"{bsd_socket_buffer(socket)} B"
     return {
         "nodes": {a: {"type": "host"}, b: {"type": "host"}, sw0: {}, sw1: {}, sw2: {}, hub: {}},
         "links": {
@@ -150,8 +193,7 @@ def path(
                 # up to 64 KB at 600 ms, which RFC 5681's restart after idle
                 # would cap near 16 KB (docs/netpipe-satellite.md).
                 "restart_after_idle": False,
-                "send_buffer": buffer,
-                "receive_buffer": buffer,
+                **host_socket(host, socket),
                 "app": app,
             }
         },

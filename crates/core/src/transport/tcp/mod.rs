@@ -15,6 +15,7 @@
 //! - `rack`: RACK-TLP loss detection (RFC 8985)
 //! - `seq`: 32-bit wire sequence numbers over 64-bit stream offsets
 //! - `trace`: a sender's cwnd, ssthresh, phase, srtt and RTO as they change
+//! - `window_profile`: how a host (4.4BSD, Linux) turns its receive buffer into the advertised window
 
 pub(crate) mod congestion;
 pub(crate) mod cwv;
@@ -28,6 +29,7 @@ pub(crate) mod scoreboard;
 pub(crate) mod seq;
 pub(crate) mod socket;
 pub(crate) mod trace;
+pub(crate) mod window_profile;
 
 pub use socket::{Endpoint, TcpSocket, TcpStats};
 
@@ -186,6 +188,19 @@ pub struct TcpConfig {
     /// The window the receiver advertises (less data held out of order).
     #[serde(rename = "receive_buffer_bytes")]
     pub receive_buffer: u64,
+    /// How the host turns `receive_buffer` into the advertised window
+    /// (`window_profile`: 4.4BSD's free buffer, or Linux's share of it).
+    #[serde(
+        default,
+        skip_serializing_if = "window_profile::WindowProfile::is_default"
+    )]
+    pub(crate) window_profile: window_profile::WindowProfile,
+    /// Linux's `tcp_adv_win_scale` (`window_profile = "linux"` only).
+    #[serde(
+        default = "window_profile::default_adv_win_scale",
+        skip_serializing_if = "window_profile::is_default_adv_win_scale"
+    )]
+    pub(crate) adv_win_scale: u8,
     pub(crate) handshake: bool,
     /// Queue priority (0 high, 1 low) and loss priority of the segments.
     #[serde(default)]
@@ -262,6 +277,8 @@ impl TcpConfig {
             ecn_beta: None,
             send_buffer: 65_536,
             receive_buffer: 65_536,
+            window_profile: window_profile::WindowProfile::Bsd44,
+            adv_win_scale: window_profile::LINUX_ADV_WIN_SCALE,
             handshake: true,
             priority: 0,
             clp: 0,
@@ -320,6 +337,28 @@ impl Check for TcpConfig {
             ) {
                 return Err("BBR ignores ECE: ecn_beta has no effect".into());
             }
+        }
+        if !(1..=3).contains(&self.adv_win_scale) {
+            return Err(ConfigError::new(format!(
+                "adv_win_scale must be 1, 2 or 3, got {}",
+                self.adv_win_scale
+            )));
+        }
+        if self.adv_win_scale != window_profile::LINUX_ADV_WIN_SCALE
+            && self.window_profile != window_profile::WindowProfile::Linux
+        {
+            return Err("adv_win_scale is Linux's: give it with window_profile = \"linux\"".into());
+        }
+        let window = window_profile::ReceiveWindow::new(
+            self.window_profile,
+            self.receive_buffer,
+            mss,
+            self.adv_win_scale,
+        );
+        if window.clamp() < mss {
+            return Err(
+                "the window the receive buffer gives must hold at least one segment".into(),
+            );
         }
         if self.priority > 1 || self.clp > 1 {
             return Err("priority and clp are 0 or 1".into());

@@ -15,7 +15,8 @@
 //! - stream offsets start at 0 in both directions; SYN and SYN-ACK carry no
 //!   sequence space;
 //! - the receiving application reads at once, so the advertised window is
-//!   the receive buffer less the bytes held out of order;
+//!   the receive buffer less the bytes held out of order, as the host
+//!   profile makes of it (`window_profile.rs`);
 //! - a duplicate ACK is an ACK that does not advance snd_una, carries no
 //!   data and arrives with data outstanding (the "window unchanged" test of
 //!   RFC 5681 is not applied, as in ns-2 and ns-3, because the window shrinks
@@ -42,6 +43,7 @@ use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::seq::unwrap;
+use super::window_profile::ReceiveWindow;
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
 use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
@@ -175,6 +177,8 @@ pub struct TcpSocket {
 
     // Receiving half.
     rx: Reassembly,
+    /// The host profile's receive window (`window_profile`).
+    rwin: ReceiveWindow,
     /// Bytes delivered in order to the application.
     pub(crate) delivered: u64,
     unacked_segments: u32,
@@ -206,6 +210,12 @@ impl TcpSocket {
                 RateEstimator::default()
             }
         });
+        let rwin = ReceiveWindow::new(
+            cfg.window_profile,
+            cfg.receive_buffer,
+            mss,
+            cfg.adv_win_scale,
+        );
         let state = match (active, cfg.handshake) {
             (true, _) => State::Closed,
             (false, true) => State::Listen,
@@ -220,10 +230,12 @@ impl TcpSocket {
             snd_max: 0,
             cwnd: cfg.initial_window_segments as u64 * mss,
             ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
+            // Without a handshake the peer (same parameters) offers its
+            // first window.
             peer_rwnd: if cfg.handshake {
                 mss
             } else {
-                cfg.receive_buffer
+                rwin.advertised(0, peer_shift)
             },
             dupacks: 0,
             limited_sent: 0,
@@ -249,6 +261,7 @@ impl TcpSocket {
             loss_until: 0,
             ecn: Ecn::new(cfg.ecn, cfg.handshake).with_l4s(cfg.ecn_l4s),
             rx: Reassembly::default(),
+            rwin,
             delivered: 0,
             unacked_segments: 0,
             ack_now: false,
@@ -303,7 +316,7 @@ impl TcpSocket {
     }
     /// The window this socket advertises, in bytes.
     pub(crate) fn advertised_window(&self) -> u64 {
-        self.cfg.receive_buffer.saturating_sub(self.rx.held_bytes())
+        self.rwin.advertised(self.rx.held_bytes(), self.my_shift)
     }
     /// The connection's parameters.
     pub(crate) fn config(&self) -> &TcpConfig {
@@ -391,6 +404,9 @@ impl TcpSocket {
     fn on_data(&mut self, now: Time, seq: u64, len: u64) {
         let a = self.rx.receive(seq, len);
         self.delivered += a.delivered;
+        if a.delivered > 0 {
+            self.rwin.on_in_order(len);
+        }
         if a.out_of_order || a.filled_hole || a.duplicate {
             self.ack_now = true;
             return;
