@@ -19,7 +19,7 @@ use crate::atm::cell::{CELL_BITS, CELL_BYTES};
 use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::port::{Admit, Port, PortCx};
-use crate::net::Pdu;
+use crate::net::{Class, Pdu};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -316,21 +316,20 @@ fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Ti
         dst_gen: h.source_gen,
         created: now,
         enqueued: now,
-        priority: 0,
-        clp: 0,
+        class: Class::new(0, 0),
         ecn: 0,
-        header: Header::ProactiveCell(ProactiveCell { kind, ..*h }),
+        header: Header::ProactiveCell(Box::new(ProactiveCell { kind, ..*h })),
     }
 }
 
 impl Port for DetectorPort {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
-        let class = class_of(pdu.priority, pdu.clp);
+        let class = class_of(pdu.priority(), pdu.clp());
         let discarded = !cx.link.queue().admission(pdu).admitted();
         // Only traffic cells name a source to tell; notifications and
         // other PDUs are measured alone.
         let source = match &pdu.header {
-            Header::ProactiveCell(h) if h.kind == CellType::Traffic => Some(*h),
+            Header::ProactiveCell(h) if h.kind == CellType::Traffic => Some(**h),
             _ => None,
         };
         let key = source.map(|h| h.notice_flow);

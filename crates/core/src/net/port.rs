@@ -236,7 +236,7 @@ pub(crate) mod testing {
             if self.held.len() >= self.limit {
                 return Admit::Drop;
             }
-            self.held.push_back(*pdu);
+            self.held.push_back(std::mem::take(pdu));
             Admit::Hold
         }
 
@@ -281,7 +281,7 @@ mod tests {
             if pdu.seq % 2 == 1 {
                 return Admit::Drop;
             }
-            pdu.clp = 1;
+            pdu.set_clp(1);
             Admit::Pass
         }
     }
@@ -346,7 +346,7 @@ mod tests {
         assert_eq!(
             cx.release
                 .iter()
-                .map(|p| (p.seq, p.clp))
+                .map(|p| (p.seq, p.clp()))
                 .collect::<Vec<_>>(),
             [(0, 1), (2, 1)]
         );

@@ -106,7 +106,7 @@ impl Model for ShaperComp {
             }
             _ => {
                 self.taken += 1;
-                self.shaper.enqueue(cx.now, *p);
+                self.shaper.enqueue(cx.now, p.clone());
             }
         }
     }
