@@ -1,9 +1,9 @@
 //! The protocol data unit every model moves: a packet, a TCP segment, an ATM
 //! cell or a DVB-RCS burst; payload bytes are not carried, only their count.
 //! One cache line: the common headers (plain IP, UDP, TCP segments without
-//! SACK blocks, ATM data cells, an explicit rate) are carried inline; the
-//! rare large ones (RM cells, TFRC packets, SACK blocks, the proactive-atm
-//! cells) are boxed, so only the PDUs that carry them allocate.
+//! SACK blocks, ATM data cells, the proactive-atm cells, an explicit rate)
+//! are carried inline; the rare large ones (RM cells, TFRC packets, SACK
+//! blocks) are boxed, so only the PDUs that carry them allocate.
 
 use super::quick_start::QsOption;
 use crate::engine::Time;
@@ -161,15 +161,18 @@ pub(crate) enum CellType {
 /// source and destination, CLP and priority, the last two in `Pdu`): a
 /// traffic cell carries its source's address, so that a switch can send a
 /// congestion notification back to it; a notification is addressed to that
-/// source (`Pdu::dst_agent`).
+/// source (`Pdu::dst_agent`). The flow a notification is booked in is
+/// the one after its source's traffic (the sources take their flows in
+/// pairs, `cell_sources`), so the header need not carry it. Packed (15
+/// bytes) to fit beside the header's tag: every cell of that study
+/// carries it. Read its fields by value.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(Rust, packed)]
 pub struct ProactiveCell {
     pub(crate) kind: CellType,
     /// The source's agent and its generation (`AgentAddr`).
     pub(crate) source_agent: u32,
     pub(crate) source_gen: u16,
-    /// The source's flow for notifications sent back to it.
-    pub(crate) notice_flow: u32,
     /// When the access policer let the cell go on (its creation if no
     /// policer held it): the sink tells the delay the network added from the
     /// time the contract held the cell back (`atm::upc`).
@@ -212,7 +215,7 @@ pub enum Header {
     TfrcFeedback(Box<TfrcFeedback>),
     /// A cell of the proactive-atm thesis's sources: traffic or a congestion
     /// notification (its Fig. 7 header).
-    ProactiveCell(Box<ProactiveCell>),
+    ProactiveCell(ProactiveCell),
 }
 
 impl Header {

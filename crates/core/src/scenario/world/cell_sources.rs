@@ -212,13 +212,12 @@ impl CellSource {
             enqueued: now,
             class: Class::new(self.priority, 0),
             ecn: 0,
-            header: Header::ProactiveCell(Box::new(ProactiveCell {
+            header: Header::ProactiveCell(ProactiveCell {
                 kind: CellType::Traffic,
                 source_agent: self.agents[0].index,
                 source_gen: self.agents[0].gen,
-                notice_flow: self.flow + 1,
                 released: now,
-            })),
+            }),
         };
         self.seq += 1;
         self.stats.sent += 1;
