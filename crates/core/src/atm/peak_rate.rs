@@ -67,8 +67,8 @@ pub(crate) enum PrcOutcome {
     Depart(Pdu),
     /// It waits for its turn.
     Queued,
-    /// The queue was full: it is gone.
-    Dropped,
+    /// The queue was full: it is discarded, given back.
+    Dropped(Pdu),
     /// The queue was full: the head leaves now marked CLP = 1, the
     /// arrival took its place at the tail.
     HeadMarked(Pdu),
@@ -117,7 +117,7 @@ impl PeakRateController {
         match self.cfg.overflow {
             PrcOverflow::Drop => {
                 self.stats.dropped += 1;
-                PrcOutcome::Dropped
+                PrcOutcome::Dropped(cell)
             }
             PrcOverflow::MarkHead => match self.queue.pop_front() {
                 Some(mut head) => {
@@ -205,7 +205,7 @@ mod tests {
                     PrcOutcome::Depart(p) | PrcOutcome::HeadMarked(p) => {
                         out.push((next_arrival, p))
                     }
-                    PrcOutcome::Queued | PrcOutcome::Dropped => {}
+                    PrcOutcome::Queued | PrcOutcome::Dropped(_) => {}
                 }
             }
         }

@@ -103,7 +103,10 @@ impl VcPolicer {
         match prc.offer(now, cell) {
             PrcOutcome::Depart(p) => self.through_bucket(now, p, cx),
             PrcOutcome::Queued => Admit::Hold,
-            PrcOutcome::Dropped => Admit::Drop,
+            PrcOutcome::Dropped(cell) => {
+                cx.discarded.push(cell);
+                Admit::Hold
+            }
             PrcOutcome::HeadMarked(head) => {
                 self.through_bucket(now, head, cx);
                 Admit::Hold
@@ -160,9 +163,7 @@ impl Port for UsageParameterControl {
     /// the port's releases keep each VC's cells in order.
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         match self.vcs.get_mut(&pdu.flow) {
-            // Held whatever becomes of it, but a cell the peak-rate
-            // controller refuses is discarded by the caller: a copy.
-            Some(vc) => vc.ingress(cx, pdu.clone()),
+            Some(vc) => vc.ingress(cx, std::mem::take(pdu)),
             None => Admit::Pass,
         }
     }

@@ -315,12 +315,25 @@ impl World {
         };
         handler(port, &mut cx);
         self.sched.update(self.net.port_slots[l], port.poll_at());
-        for p in self.scratch.port_discarded.drain(..) {
-            self.flows[p.flow as usize].dropped += 1;
-            self.flows[p.flow as usize].dropped_at_ports += 1;
+        // Both buffers are mostly empty, and draining a vector of PDUs
+        // (which have drop glue) costs even then: test first.
+        if !self.scratch.port_discarded.is_empty() {
+            for p in self.scratch.port_discarded.drain(..) {
+                self.flows[p.flow as usize].dropped += 1;
+                self.flows[p.flow as usize].dropped_at_ports += 1;
+            }
         }
-        // Released PDUs enter the link without passing the port again;
-        // nothing here calls a handler, so the buffer is free afterwards.
+        if !self.scratch.port_release.is_empty() {
+            self.enqueue_released(l);
+        }
+        if self.scratch.outbox.len() > mark {
+            self.send_from(mark);
+        }
+    }
+
+    /// What a port released enters its link without passing the port
+    /// again; nothing here calls a handler, so the buffer is free afterwards.
+    fn enqueue_released(&mut self, l: usize) {
         for p in self.scratch.port_release.drain(..) {
             let link = &mut self.net.links[l];
             let flow = p.flow as usize;
@@ -328,9 +341,6 @@ impl World {
                 self.flows[flow].dropped += 1;
             }
             self.sched.update(self.net.link_slots[l], link.poll_at());
-        }
-        if self.scratch.outbox.len() > mark {
-            self.send_from(mark);
         }
     }
 
