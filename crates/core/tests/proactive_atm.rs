@@ -367,7 +367,7 @@ fn the_theses_occupancy_counting_the_cell_in_service_is_one_fewer_waiting() {
         let pdu = Pdu {
             bytes: 53,
             seq,
-            clp,
+            class: satcc_core::net::Class::new(0, clp),
             ..Pdu::default()
         };
         let satcc = link.enqueue(Time(t), pdu) == Verdict::Queued;

@@ -3,7 +3,7 @@
 
 use crate::engine::{RngStream, Time};
 use crate::net::pdu::AgentAddr;
-use crate::net::{Header, Pdu};
+use crate::net::{Class, Header, Pdu};
 
 /// How a source's packet sizes are drawn (`size_distribution`), bytes.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -71,8 +71,7 @@ impl Emitter {
             dst_gen: self.dst_agent.gen,
             created: now,
             enqueued: now,
-            priority: self.priority,
-            clp: self.clp,
+            class: Class::new(self.priority, self.clp),
             ecn: 0,
             header: Header::Ip,
         };

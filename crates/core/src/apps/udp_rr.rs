@@ -11,7 +11,7 @@
 
 use crate::engine::stats::Summary;
 use crate::engine::{Check, ConfigError, Duration, Time};
-use crate::net::pdu::{AgentAddr, Header, Pdu};
+use crate::net::pdu::{AgentAddr, Class, Header, Pdu};
 use serde::{Deserialize, Serialize};
 
 /// UDP (8) and IPv4 (20) headers.
@@ -141,8 +141,7 @@ impl UdpRr {
             dst_gen: agent.gen,
             created: now,
             enqueued: now,
-            priority: 0,
-            clp: 0,
+            class: Class::new(0, 0),
             ecn: 0,
             header: Header::Udp {
                 src_port: PORT,

@@ -134,7 +134,7 @@ pub(crate) fn frame_cell_header(
         frame,
         index: index as u16,
         sdu_len: sdu as u16,
-        clp: packet.clp,
+        clp: packet.clp(),
         ..AtmCellHeader::data(vpi, vci, index + 1 == n)
     }
 }

@@ -7,7 +7,7 @@
 //! lost.
 
 pub use crate::net::pdu::AtmCellHeader;
-use crate::net::pdu::{Header, Pdu};
+use crate::net::pdu::{Class, Header, Pdu};
 
 /// Bytes of one ATM cell on the wire: a 5-byte header and a 48-byte payload.
 pub const CELL_BYTES: u32 = 53;
@@ -103,7 +103,7 @@ impl AtmCellHeader {
 pub(crate) fn cell_pdu(like: &Pdu, h: AtmCellHeader) -> Pdu {
     Pdu {
         bytes: CELL_BYTES,
-        clp: h.clp,
+        class: Class::new(like.priority(), h.clp),
         header: Header::AtmCell(h),
         ..*like
     }
@@ -177,10 +177,10 @@ mod tests {
         let p = cell_pdu(&like, h);
         assert_eq!(p.bytes, CELL_BYTES);
         assert_eq!(
-            (p.flow, p.seq, p.src_node, p.dst_node, p.clp),
+            (p.flow, p.seq, p.src_node, p.dst_node, p.clp()),
             (7, 99, 1, 2, 1)
         );
-        let copy = p; // Copy: the header travels with the PDU by value.
+        let copy = p.clone(); // A cell's header is inline: it travels with the PDU.
         assert_eq!(cell_header(&copy), Some(&h));
         assert_eq!(cell_header(&like), None);
     }

@@ -19,7 +19,7 @@ use crate::atm::cell::{CELL_BITS, CELL_BYTES};
 use crate::engine::{Check, ConfigError, Duration, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
 use crate::net::port::{Admit, Port, PortCx};
-use crate::net::Pdu;
+use crate::net::{Class, Pdu};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -300,7 +300,8 @@ impl DetectorPort {
     }
 }
 
-/// The notification for the source of `cell`, sent from `node` at `now`.
+/// The notification for the source of `cell`, sent from `node` at `now`
+/// and booked in the flow after the cell's (`ProactiveCell`).
 fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Time) -> Pdu {
     let kind = match notice {
         Notice::InputRate => CellType::RateNotice,
@@ -308,7 +309,7 @@ fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Ti
     };
     Pdu {
         bytes: CELL_BYTES,
-        flow: h.notice_flow,
+        flow: notice_flow(cell),
         seq: 0,
         src_node: node,
         dst_node: cell.src_node,
@@ -316,16 +317,20 @@ fn notice_cell(cell: &Pdu, h: &ProactiveCell, notice: Notice, node: u32, now: Ti
         dst_gen: h.source_gen,
         created: now,
         enqueued: now,
-        priority: 0,
-        clp: 0,
+        class: Class::new(0, 0),
         ecn: 0,
         header: Header::ProactiveCell(ProactiveCell { kind, ..*h }),
     }
 }
 
+/// The flow a traffic cell's source books its notifications in.
+fn notice_flow(cell: &Pdu) -> u32 {
+    cell.flow + 1
+}
+
 impl Port for DetectorPort {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
-        let class = class_of(pdu.priority, pdu.clp);
+        let class = class_of(pdu.priority(), pdu.clp());
         let discarded = !cx.link.queue().admission(pdu).admitted();
         // Only traffic cells name a source to tell; notifications and
         // other PDUs are measured alone.
@@ -333,7 +338,7 @@ impl Port for DetectorPort {
             Header::ProactiveCell(h) if h.kind == CellType::Traffic => Some(*h),
             _ => None,
         };
-        let key = source.map(|h| h.notice_flow);
+        let key = source.map(|_| notice_flow(pdu));
         let notice = self.detector.on_cell(cx.now, class, key, discarded);
         if let (Some(h), Some(n)) = (source, notice) {
             let cell = notice_cell(pdu, &h, n, cx.link.from, cx.now);

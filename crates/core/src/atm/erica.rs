@@ -546,7 +546,7 @@ impl EricaPlus {
 impl Port for EricaPlus {
     fn ingress(&mut self, cx: &mut PortCx<'_>, p: &mut Pdu) -> Admit {
         let now = cx.now;
-        if p.priority == 0 {
+        if p.priority() == 0 {
             self.on_vbr_cells(now, u64::from(p.bytes.div_ceil(CELL_BYTES)));
         } else {
             match &p.header {

@@ -80,7 +80,8 @@ pub(crate) enum LbOutcome {
     /// It conforms and leaves now (with its CLP as it came).
     Depart(Pdu),
     Queued,
-    Dropped,
+    /// It does not conform and is discarded: given back.
+    Dropped(Pdu),
     /// A cell leaves now marked CLP = 1: the arrival (no queue) or the
     /// head of the queue (the arrival queued in its place).
     Marked(Pdu),
@@ -160,7 +161,7 @@ impl LeakyBucket {
         match self.cfg.non_conforming {
             NonConforming::Drop => {
                 self.stats.dropped += 1;
-                LbOutcome::Dropped
+                LbOutcome::Dropped(cell)
             }
             NonConforming::Mark => {
                 let mut out = match self.queue.pop_front() {
@@ -170,7 +171,7 @@ impl LeakyBucket {
                     }
                     None => cell,
                 };
-                out.clp = 1;
+                out.set_clp(1);
                 self.stats.marked += 1;
                 LbOutcome::Marked(out)
             }
@@ -354,14 +355,14 @@ mod tests {
         assert_eq!(b.offer(Time(1), cell(1)), LbOutcome::Queued);
         assert_eq!(b.offer(Time(2), cell(2)), LbOutcome::Queued);
         match b.offer(Time(3), cell(3)) {
-            LbOutcome::Marked(p) => assert_eq!((p.seq, p.clp), (1, 1)),
+            LbOutcome::Marked(p) => assert_eq!((p.seq, p.clp()), (1, 1)),
             other => panic!("{other:?}"),
         }
         assert_eq!(b.poll_at(), Time(ms));
         assert_eq!(b.poll(Time(ms)).map(|p| p.seq), Some(2));
         assert_eq!(b.poll_at(), Time(2 * ms));
         assert_eq!(b.poll(Time(2 * ms - 1)), None);
-        assert_eq!(b.poll(Time(2 * ms)).map(|p| (p.seq, p.clp)), Some((3, 0)));
+        assert_eq!(b.poll(Time(2 * ms)).map(|p| (p.seq, p.clp())), Some((3, 0)));
         assert_eq!(b.poll_at(), Time::NEVER);
     }
 }

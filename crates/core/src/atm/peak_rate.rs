@@ -67,8 +67,8 @@ pub(crate) enum PrcOutcome {
     Depart(Pdu),
     /// It waits for its turn.
     Queued,
-    /// The queue was full: it is gone.
-    Dropped,
+    /// The queue was full: it is discarded, given back.
+    Dropped(Pdu),
     /// The queue was full: the head leaves now marked CLP = 1, the
     /// arrival took its place at the tail.
     HeadMarked(Pdu),
@@ -117,11 +117,11 @@ impl PeakRateController {
         match self.cfg.overflow {
             PrcOverflow::Drop => {
                 self.stats.dropped += 1;
-                PrcOutcome::Dropped
+                PrcOutcome::Dropped(cell)
             }
             PrcOverflow::MarkHead => match self.queue.pop_front() {
                 Some(mut head) => {
-                    head.clp = 1;
+                    head.set_clp(1);
                     self.queue.push_back(cell);
                     self.stats.marked += 1;
                     self.stats.departed += 1;
@@ -131,7 +131,7 @@ impl PeakRateController {
                 // head there is no room for.
                 None => {
                     let mut cell = cell;
-                    cell.clp = 1;
+                    cell.set_clp(1);
                     self.stats.marked += 1;
                     self.stats.departed += 1;
                     PrcOutcome::HeadMarked(cell)
@@ -205,7 +205,7 @@ mod tests {
                     PrcOutcome::Depart(p) | PrcOutcome::HeadMarked(p) => {
                         out.push((next_arrival, p))
                     }
-                    PrcOutcome::Queued | PrcOutcome::Dropped => {}
+                    PrcOutcome::Queued | PrcOutcome::Dropped(_) => {}
                 }
             }
         }
@@ -229,7 +229,7 @@ mod tests {
             let out = drive(&mut c, &times);
             let clp0: Vec<Time> = out
                 .iter()
-                .filter(|(_, p)| p.clp == 0)
+                .filter(|(_, p)| p.clp() == 0)
                 .map(|o| o.0)
                 .collect();
             assert!(clp0.windows(2).all(|w| w[1].since(w[0]) >= spacing));
@@ -267,7 +267,7 @@ mod tests {
         // the last three cells leave spaced.
         let mut c = prc(64_000.0, 2, PrcOverflow::MarkHead);
         let out = drive(&mut c, &[0; 5]);
-        let seqs: Vec<(u64, u8)> = out.iter().map(|(_, p)| (p.seq, p.clp)).collect();
+        let seqs: Vec<(u64, u8)> = out.iter().map(|(_, p)| (p.seq, p.clp())).collect();
         assert_eq!(seqs, vec![(0, 0), (1, 1), (2, 1), (3, 0), (4, 0)]);
         assert_eq!(out[3].0.ps(), spacing.ps());
     }

@@ -88,7 +88,7 @@ impl VcPolicer {
                 Admit::Hold
             }
             LbOutcome::Queued => Admit::Hold,
-            LbOutcome::Dropped => {
+            LbOutcome::Dropped(cell) => {
                 cx.discarded.push(cell);
                 Admit::Hold
             }
@@ -103,7 +103,10 @@ impl VcPolicer {
         match prc.offer(now, cell) {
             PrcOutcome::Depart(p) => self.through_bucket(now, p, cx),
             PrcOutcome::Queued => Admit::Hold,
-            PrcOutcome::Dropped => Admit::Drop,
+            PrcOutcome::Dropped(cell) => {
+                cx.discarded.push(cell);
+                Admit::Hold
+            }
             PrcOutcome::HeadMarked(head) => {
                 self.through_bucket(now, head, cx);
                 Admit::Hold
@@ -160,7 +163,7 @@ impl Port for UsageParameterControl {
     /// the port's releases keep each VC's cells in order.
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         match self.vcs.get_mut(&pdu.flow) {
-            Some(vc) => vc.ingress(cx, *pdu),
+            Some(vc) => vc.ingress(cx, std::mem::take(pdu)),
             None => Admit::Pass,
         }
     }
@@ -231,12 +234,12 @@ mod tests {
             };
             assert_eq!(upc.ingress(&mut cx, &mut p), Admit::Hold);
         }
-        left.extend(cx.release.drain(..).map(|p| (Time::ZERO, p.clp)));
+        left.extend(cx.release.drain(..).map(|p| (Time::ZERO, p.clp())));
         while upc.poll_at() != Time::NEVER {
             cx.now = upc.poll_at();
             upc.poll(&mut cx);
             let now = cx.now;
-            left.extend(cx.release.drain(..).map(|p| (now, p.clp)));
+            left.extend(cx.release.drain(..).map(|p| (now, p.clp())));
         }
         left
     }

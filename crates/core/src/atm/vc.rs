@@ -23,7 +23,7 @@ use super::aal5::{frame_cell_header, Encapsulation, Reassembler};
 use super::abr::{AbrConfig, AbrDestination, AbrSource, CellKind, RmCell, RmDir};
 use super::cell::{cell_header, cell_pdu, AtmCellHeader, CELL_BYTES};
 use crate::engine::Time;
-use crate::net::pdu::{AgentAddr, Header, Pdu};
+use crate::net::pdu::{AgentAddr, Class, Header, Pdu};
 use std::collections::VecDeque;
 
 /// Where the cells of a VC go: written into every cell it sends.
@@ -57,7 +57,7 @@ pub(crate) struct VcStats {
 }
 
 /// What the destination end does with an arriving cell.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Arrival {
     Nothing,
     /// A frame completed intact: its packet.
@@ -91,8 +91,8 @@ pub(crate) struct Vc {
 
 /// The RM fields of an RM cell PDU.
 pub(crate) fn rm_of(p: &Pdu) -> Option<RmCell> {
-    match p.header {
-        Header::Rm(h) => Some(h),
+    match &p.header {
+        Header::Rm(h) => Some(**h),
         _ => None,
     }
 }
@@ -163,10 +163,9 @@ impl Vc {
             dst_gen: ends.src_agent.gen,
             created: now,
             enqueued: now,
-            priority: ends.priority,
-            clp: 0,
+            class: Class::new(ends.priority, 0),
             ecn: 0,
-            header: Header::Rm(RmCell { vpi, vci, ..*brm }),
+            header: Header::Rm(Box::new(RmCell { vpi, vci, ..*brm })),
         }
     }
 
@@ -225,8 +224,7 @@ impl Vc {
             dst_gen: dst_agent.gen,
             created: now,
             enqueued: now,
-            priority: self.ends.priority,
-            clp: 0,
+            class: Class::new(self.ends.priority, 0),
             ecn: 0,
             header: Header::Ip,
         }
@@ -244,12 +242,12 @@ impl Vc {
         self.stats.cells_sent += 1;
         match kind {
             CellKind::Data => {
-                let packet = *self
+                let packet = self
                     .waiting
                     .front()
                     .expect("cells to send without a packet");
                 let h = frame_cell_header(
-                    &packet,
+                    packet,
                     self.encap,
                     self.vpi,
                     self.vci,
@@ -260,7 +258,7 @@ impl Vc {
                 let h = AtmCellHeader { clp: 0, ..h };
                 self.front_sent += 1;
                 if h.end_of_frame() {
-                    self.waiting.pop_front();
+                    let packet = self.waiting.pop_front().expect("the front");
                     self.buffered_bytes -= u64::from(packet.bytes);
                     self.in_transit.push_back((self.next_frame, packet));
                     self.next_frame = self.next_frame.wrapping_add(1);
@@ -268,10 +266,10 @@ impl Vc {
                 }
                 cell = cell_pdu(&cell, h);
             }
-            CellKind::Frm(rm) => cell.header = Header::Rm(self.addressed(rm)),
+            CellKind::Frm(rm) => cell.header = Header::Rm(Box::new(self.addressed(rm))),
             CellKind::OutOfRateFrm(rm) => {
-                cell.header = Header::Rm(self.addressed(rm));
-                cell.clp = 1;
+                cell.header = Header::Rm(Box::new(self.addressed(rm)));
+                cell.set_clp(1);
             }
             CellKind::Brm(rm) => {
                 let (ends, vci) = self.partner.expect("a BRM to turn around without a pair");
@@ -310,8 +308,8 @@ impl Vc {
             self.stats.packets_lost += 1;
         }
         match self.in_transit.front() {
-            Some(&(f, packet)) if f == h.frame => {
-                self.in_transit.pop_front();
+            Some(&(f, _)) if f == h.frame => {
+                let (_, packet) = self.in_transit.pop_front().expect("the front");
                 if intact {
                     self.stats.packets_delivered += 1;
                     Arrival::Packet(packet)
@@ -407,8 +405,8 @@ mod tests {
         v.offer(segment(1, 552));
         let cells = drain(&mut v);
         assert_eq!(cells.len(), 13);
-        assert!(matches!(cells[0].header, Header::Rm(h) if h.dir == RmDir::Forward));
-        assert!(cells.iter().all(|c| c.bytes == 53 && c.priority == 1));
+        assert!(matches!(&cells[0].header, Header::Rm(h) if h.dir == RmDir::Forward));
+        assert!(cells.iter().all(|c| c.bytes == 53 && c.priority() == 1));
         assert!(cell_header(&cells[12]).unwrap().end_of_frame());
         assert_eq!(v.buffered_bytes(), 0);
     }
@@ -502,7 +500,7 @@ mod tests {
         let t = rev.poll_at();
         assert_eq!(t.since(t0), rev.source.as_ref().unwrap().cell_spacing());
         let brm = rev.emit(t).expect("BRM due");
-        assert!(matches!(brm.header, Header::Rm(h) if h.dir == RmDir::Backward && h.vci == 42));
+        assert!(matches!(&brm.header, Header::Rm(h) if h.dir == RmDir::Backward && h.vci == 42));
         assert_eq!(
             (brm.src_node, brm.dst_node, brm.dst_agent, brm.flow),
             (3, 0, 10, 7)

@@ -45,7 +45,7 @@ impl Capture {
     pub(crate) fn record(&mut self, now: Time, pdu: &Pdu) {
         self.last_recorded = (self.records.len() as u64) < self.max_packets;
         if self.last_recorded {
-            self.records.push((now, *pdu));
+            self.records.push((now, pdu.clone()));
         } else {
             self.missed += 1;
             self.full_at.get_or_insert(now);

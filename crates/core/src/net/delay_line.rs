@@ -4,6 +4,10 @@
 //! arrive in the order they left; with a delay that changes over time
 //! (`delay_schedule`) a PDU launched after the path shortened may arrive
 //! before earlier ones, and is put in its place.
+//!
+//! An entry is the PDU alone, one cache line: its arrival time is kept in
+//! its `enqueued` field, scratch while it is on the wire (the next link
+//! sets it again as the PDU enters its queue).
 
 use super::delay_schedule::{DelayCursor, DelaySchedule};
 use super::pdu::Pdu;
@@ -14,7 +18,7 @@ pub(crate) struct DelayLine {
     delay: Duration,
     /// The delay over time, when it changes (a moving path).
     schedule: Option<Box<DelayCursor>>,
-    in_flight: VecDeque<(Time, Pdu)>,
+    in_flight: VecDeque<Pdu>,
 }
 
 impl DelayLine {
@@ -37,9 +41,10 @@ impl DelayLine {
     /// A PDU whose last bit left the transmitter at `now` (never earlier
     /// than the last one's). Gives it back if no path exists at `now`.
     #[inline]
-    pub(crate) fn push(&mut self, now: Time, p: Pdu) -> Option<Pdu> {
+    pub(crate) fn push(&mut self, now: Time, mut p: Pdu) -> Option<Pdu> {
         if self.schedule.is_none() {
-            self.in_flight.push_back((now + self.delay, p));
+            p.enqueued = now + self.delay;
+            self.in_flight.push_back(p);
             return None;
         }
         self.push_scheduled(now, p)
@@ -59,9 +64,10 @@ impl DelayLine {
 
     /// Puts `p` behind every PDU arriving no later than `at`: usually at
     /// the back; after the path shortened, ahead of those it overtakes.
-    fn insert(&mut self, at: Time, p: Pdu) {
-        let place = self.in_flight.partition_point(|(t, _)| *t <= at);
-        self.in_flight.insert(place, (at, p));
+    fn insert(&mut self, at: Time, mut p: Pdu) {
+        let place = self.in_flight.partition_point(|q| q.enqueued <= at);
+        p.enqueued = at;
+        self.in_flight.insert(place, p);
     }
 
     /// The propagation delay at `t`: none while no path exists.
@@ -79,22 +85,22 @@ impl DelayLine {
 
     /// Arrival time of the head, `Time::NEVER` when empty.
     pub(crate) fn head_arrival(&self) -> Time {
-        self.in_flight.front().map_or(Time::NEVER, |(t, _)| *t)
+        self.in_flight.front().map_or(Time::NEVER, |p| p.enqueued)
     }
 
     /// The head, if it has arrived by `now`.
     pub(crate) fn pop_arrived(&mut self, now: Time) -> Option<Pdu> {
         match self.in_flight.front() {
-            Some((t, _)) if *t <= now => {
+            Some(p) if p.enqueued <= now => {
                 prefetch(self.in_flight.get(PREFETCH_AHEAD));
-                self.in_flight.pop_front().map(|(_, p)| p)
+                self.in_flight.pop_front()
             }
             _ => None,
         }
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Pdu> {
-        self.in_flight.iter().map(|(_, p)| p)
+        self.in_flight.iter()
     }
 }
 
@@ -104,8 +110,8 @@ impl DelayLine {
 // this many places behind the head hides the miss (B3: 7 % faster).
 const PREFETCH_AHEAD: usize = 16;
 
-/// Brings every cache line of `entry` towards the core (an entry is 104
-/// bytes, so it spans two or three 64-byte lines).
+/// Brings every cache line of `entry` towards the core (an entry is one
+/// PDU, 64 bytes: one line if the buffer is aligned, two if not).
 #[inline(always)]
 fn prefetch<T>(entry: Option<&T>) {
     #[cfg(target_arch = "x86_64")]
@@ -115,7 +121,6 @@ fn prefetch<T>(entry: Option<&T>) {
         // SAFETY: prefetching is a hint and never faults, whatever the address.
         unsafe {
             _mm_prefetch(p, _MM_HINT_T0);
-            _mm_prefetch(p.wrapping_add(64), _MM_HINT_T0);
             _mm_prefetch(p.wrapping_add(std::mem::size_of::<T>() - 1), _MM_HINT_T0);
         }
     }
@@ -126,6 +131,15 @@ fn prefetch<T>(entry: Option<&T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_is_one_cache_line() {
+        // The arrival time lives in the PDU (`enqueued`): no tuple around it.
+        assert!(std::mem::size_of::<Pdu>() <= 64);
+        let mut d = DelayLine::new(Duration(7));
+        d.push(Time(3), Pdu::default());
+        assert_eq!(d.iter().next().map(|p| p.enqueued), Some(Time(10)));
+    }
 
     #[test]
     fn fifo_arrivals() {

@@ -58,12 +58,14 @@ impl Outbox {
         self.items.drain(..)
     }
 
-    /// The `i`-th PDU sent. With `len` and `truncate`, an outbox serves as
-    /// a stack: a driver notes the length before a call, takes what the
-    /// call added one by one (which may add more above it, taken and
-    /// truncated by the nested call), then truncates back.
-    pub(crate) fn get(&self, i: usize) -> (Via, Pdu) {
-        self.items[i]
+    /// Takes the `i`-th PDU sent, leaving a default one in its place. With
+    /// `len` and `truncate`, an outbox serves as a stack: a driver notes the
+    /// length before a call, takes what the call added one by one (which may
+    /// add more above it, taken and truncated by the nested call), then
+    /// truncates back.
+    pub(crate) fn take(&mut self, i: usize) -> (Via, Pdu) {
+        let (via, p) = &mut self.items[i];
+        (*via, std::mem::take(p))
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
@@ -103,7 +105,7 @@ mod tests {
     fn the_interface_decides_the_way_not_the_sender() {
         let mut out = Outbox::default();
         let p = Pdu::default();
-        Iface::Direct { node: 3 }.send(&mut out, p);
+        Iface::Direct { node: 3 }.send(&mut out, p.clone());
         let vc = AgentAddr { index: 7, gen: 2 };
         Iface::Attached { agent: vc }.send(&mut out, p);
         let ways: Vec<Via> = out.drain().map(|(v, _)| v).collect();

@@ -274,9 +274,9 @@ impl Link {
 
     #[inline]
     fn push_admitted(&mut self, now: Time, pdu: Pdu) {
-        self.queue.push_admitted(pdu, now, &mut self.dequeued);
         // A level's queue only grows here, so its maximum is kept here.
-        let level = usize::from(pdu.priority.min(1));
+        let level = usize::from(pdu.priority().min(1));
+        self.queue.push_admitted(pdu, now, &mut self.dequeued);
         let m = &mut self.stats.queue_max_by_priority[level];
         *m = (*m).max(self.queue.packets_at(level));
         self.note_queue(now);
@@ -370,7 +370,7 @@ impl Link {
                 started: now,
                 end,
                 bytes: wire_bytes,
-                priority: pdu.priority,
+                priority: pdu.priority(),
                 errored: !delivered,
             });
             if delivered {
@@ -435,7 +435,7 @@ impl Link {
         self.last_tx_end = now;
         self.stats.busy_ps += now.since(s.since).ps();
         let lost = (!s.delivered).then_some(s.pdu.flow);
-        self.book(s.wire_bytes, s.pdu.priority, lost);
+        self.book(s.wire_bytes, s.pdu.priority(), lost);
         if s.delivered {
             if let Some(p) = self.line.push(now, s.pdu) {
                 self.unreachable(p.flow);

@@ -25,5 +25,5 @@ pub(crate) mod slot_schedule;
 pub use iface::{Iface, Outbox, Via};
 pub use link::Link;
 pub use node::{Next, Node};
-pub use pdu::{AgentAddr, Header, Pdu, TfrcData, TfrcFeedback};
+pub use pdu::{AgentAddr, Class, Header, Pdu, TfrcData, TfrcFeedback};
 pub use port::{Admit, Port, PortCx};

@@ -99,7 +99,8 @@ pub(crate) fn packet(pdu: &Pdu, tcp: Option<&TcpWire>, payload: bool) -> Option<
     let (src, dst) = (node_address(pdu.src_node), node_address(pdu.dst_node));
     let port = flow_port(pdu.flow);
     let (headers, total) = match &pdu.header {
-        Header::Tcp(h) => {
+        Header::Tcp(_) | Header::TcpSack(_) => {
+            let h = pdu.header.tcp().expect("a TCP header");
             let fallback = TcpWire {
                 src_port: port,
                 dst_port: TCP_SERVER_PORT,
@@ -109,7 +110,8 @@ pub(crate) fn packet(pdu: &Pdu, tcp: Option<&TcpWire>, payload: bool) -> Option<
                 sack: false,
                 handshake: false,
             };
-            tcp_segment(pdu.bytes, h, tcp.unwrap_or(&fallback), src, dst)
+            let sack = pdu.header.sack_blocks();
+            tcp_segment(pdu.bytes, h, sack, tcp.unwrap_or(&fallback), src, dst)
         }
         Header::Udp { src_port, dst_port } => datagram(pdu.bytes, *src_port, *dst_port, src, dst),
         Header::Ip | Header::Rate { .. } | Header::TfrcData(_) | Header::TfrcFeedback(_) => {
@@ -145,12 +147,13 @@ fn datagram(bytes: u32, sport: u16, dport: u16, src: [u8; 4], dst: [u8; 4]) -> (
 fn tcp_segment(
     bytes: u32,
     h: &TcpHeader,
+    sack: &[(u32, u32)],
     wire: &TcpWire,
     src: [u8; 4],
     dst: [u8; 4],
 ) -> (Vec<u8>, u32) {
     let payload = bytes.saturating_sub(wire.header_bytes);
-    let mut tcp = tcp_header(h, wire);
+    let mut tcp = tcp_header(h, sack, wire);
     let total = (IPV4_BYTES + tcp.header_len() as u32 + payload).min(MAX_DATAGRAM);
     let payload = total - IPV4_BYTES - tcp.header_len() as u32;
     let ip = ipv4(total, ip_number::TCP, src, dst);
@@ -163,7 +166,7 @@ fn tcp_segment(
 }
 
 /// The TCP header the model's fields make, checksum not yet set.
-fn tcp_header(h: &TcpHeader, wire: &TcpWire) -> WireTcp {
+fn tcp_header(h: &TcpHeader, sack: &[(u32, u32)], wire: &TcpWire) -> WireTcp {
     let syn = h.flags & SYN != 0;
     let ack = h.flags & ACK != 0;
     // A real SYN takes one sequence number; the model's takes none.
@@ -191,9 +194,9 @@ fn tcp_header(h: &TcpHeader, wire: &TcpWire) -> WireTcp {
             options.extend([TcpOptionElement::Noop, TcpOptionElement::Noop]);
             options.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
         }
-    } else if h.sack_blocks > 0 {
+    } else if !sack.is_empty() {
         let block = |(s, e): (u32, u32)| (s.wrapping_add(shift), e.wrapping_add(shift));
-        let blocks = &h.sack[..usize::from(h.sack_blocks.min(3))];
+        let blocks = sack;
         let mut rest = [None; 3];
         for (r, b) in rest.iter_mut().zip(&blocks[1..]) {
             *r = Some(block(*b));

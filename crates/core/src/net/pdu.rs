@@ -1,7 +1,9 @@
 //! The protocol data unit every model moves: a packet, a TCP segment, an ATM
-//! cell or a DVB-RCS burst. Plain `Copy` data with a fixed-size header
-//! variant, so moving one never allocates; payload bytes are not carried,
-//! only their count.
+//! cell or a DVB-RCS burst; payload bytes are not carried, only their count.
+//! One cache line: the common headers (plain IP, UDP, TCP segments without
+//! SACK blocks, ATM data cells, the proactive-atm cells, an explicit rate)
+//! are carried inline; the rare large ones (RM cells, TFRC packets, SACK
+//! blocks) are boxed, so only the PDUs that carry them allocate.
 
 use super::quick_start::QsOption;
 use crate::engine::Time;
@@ -25,8 +27,9 @@ pub(crate) mod ecn {
     pub(crate) const CE: u8 = 0b11;
 }
 
-/// TCP segment header fields the models need (RFC 9293 §3.1; SACK blocks
-/// RFC 2018). Sequence numbers are 32-bit and wrap, as on the wire.
+/// TCP segment header fields the models need (RFC 9293 §3.1). Sequence
+/// numbers are 32-bit and wrap, as on the wire. 12 bytes: the SACK blocks
+/// a segment may add are in `TcpSack`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpHeader {
     pub seq: u32,
@@ -36,15 +39,27 @@ pub struct TcpHeader {
     pub(crate) flags: u8,
     /// Window-scale option (RFC 7323 §2.2), meaningful on SYN segments.
     pub(crate) wscale: u8,
-    pub(crate) sack_blocks: u8,
-    pub(crate) sack: [(u32, u32); 3],
+}
+
+/// A TCP segment with SACK blocks (RFC 2018): only ACKs sent while the
+/// receiver holds data above a hole carry them, so they travel boxed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpSack {
+    pub(crate) tcp: TcpHeader,
+    /// How many of `blocks` are in use, 1 to 3.
+    pub(crate) count: u8,
+    pub(crate) blocks: [(u32, u32); 3],
 }
 
 /// ATM cell header fields (ITU-T I.361) and the AAL5 reassembly fields the
 /// models carry instead of payload bytes. Plain data here, so `net` imports
 /// nothing from above; the PTI helpers and their meaning live in
-/// `atm::cell`.
+/// `atm::cell`. Packed to 2-byte alignment (14 bytes, not 16) so that it
+/// fits beside the header's tag within 16 bytes: a cell storm's PDUs are
+/// all cells. Read its fields by value (`{ h.frame }`); the compiler
+/// refuses a reference to a misaligned one.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(Rust, packed(2))]
 pub struct AtmCellHeader {
     /// 8 bits at the UNI, 12 at the NNI.
     pub(crate) vpi: u16,
@@ -146,24 +161,27 @@ pub(crate) enum CellType {
 /// source and destination, CLP and priority, the last two in `Pdu`): a
 /// traffic cell carries its source's address, so that a switch can send a
 /// congestion notification back to it; a notification is addressed to that
-/// source (`Pdu::dst_agent`).
+/// source (`Pdu::dst_agent`). The flow a notification is booked in is
+/// the one after its source's traffic (the sources take their flows in
+/// pairs, `cell_sources`), so the header need not carry it. Packed (15
+/// bytes) to fit beside the header's tag: every cell of that study
+/// carries it. Read its fields by value.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(Rust, packed)]
 pub struct ProactiveCell {
     pub(crate) kind: CellType,
     /// The source's agent and its generation (`AgentAddr`).
     pub(crate) source_agent: u32,
     pub(crate) source_gen: u16,
-    /// The source's flow for notifications sent back to it.
-    pub(crate) notice_flow: u32,
     /// When the access policer let the cell go on (its creation if no
     /// policer held it): the sink tells the delay the network added from the
     /// time the contract held the cell back (`atm::upc`).
     pub(crate) released: Time,
 }
 
-/// The header of a PDU. RM cells and DVB-RCS frames join as variants when
-/// those layers land; the enum stays `Copy` and small.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
+/// The header of a PDU: 16 bytes, a tag and at most 15 bytes inline (a
+/// variant larger than that is boxed).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Header {
     /// A plain IP datagram with no transport state (the CBR, Poisson and
     /// ON-OFF sources' packets).
@@ -179,10 +197,12 @@ pub enum Header {
     },
     /// A TCP segment: data, a pure ACK or a SYN.
     Tcp(TcpHeader),
+    /// A TCP segment with SACK blocks (an ACK during recovery).
+    TcpSack(Box<TcpSack>),
     /// A 53-byte ATM cell (`atm::cell`).
     AtmCell(AtmCellHeader),
-    /// A 53-byte ABR RM cell (`atm::abr`).
-    Rm(RmHeader),
+    /// A 53-byte ABR RM cell (`atm::abr`): one in 32 of an ABR VC's cells.
+    Rm(Box<RmHeader>),
     /// An explicit rate fed back to a rate-controlled host
     /// (`net::explicit_rate` to `net::shaper`), in bits/s of the wire.
     Rate {
@@ -190,12 +210,59 @@ pub enum Header {
         rate_bps: f64,
     },
     /// A TFRC data packet (RFC 5348 §3.2.1).
-    TfrcData(TfrcData),
+    TfrcData(Box<TfrcData>),
     /// A TFRC receiver report (RFC 5348 §3.2.2).
-    TfrcFeedback(TfrcFeedback),
+    TfrcFeedback(Box<TfrcFeedback>),
     /// A cell of the proactive-atm thesis's sources: traffic or a congestion
     /// notification (its Fig. 7 header).
     ProactiveCell(ProactiveCell),
+}
+
+impl Header {
+    /// The TCP header, with or without SACK blocks.
+    #[inline]
+    pub(crate) fn tcp(&self) -> Option<&TcpHeader> {
+        match self {
+            Header::Tcp(h) => Some(h),
+            Header::TcpSack(s) => Some(&s.tcp),
+            _ => None,
+        }
+    }
+
+    /// The TCP header, to change its flags.
+    #[inline]
+    pub(crate) fn tcp_mut(&mut self) -> Option<&mut TcpHeader> {
+        match self {
+            Header::Tcp(h) => Some(h),
+            Header::TcpSack(s) => Some(&mut s.tcp),
+            _ => None,
+        }
+    }
+
+    /// A TCP segment's SACK blocks, none if it carries none.
+    pub(crate) fn sack_blocks(&self) -> &[(u32, u32)] {
+        match self {
+            Header::TcpSack(s) => &s.blocks[..usize::from(s.count.min(3))],
+            _ => &[],
+        }
+    }
+
+    /// A TCP segment's header, with `blocks` (at most 3) boxed beside it
+    /// when there are any.
+    pub(crate) fn tcp_with_sack(tcp: TcpHeader, blocks: &[(u32, u32)]) -> Header {
+        if blocks.is_empty() {
+            return Header::Tcp(tcp);
+        }
+        let mut s = TcpSack {
+            tcp,
+            ..TcpSack::default()
+        };
+        for (slot, b) in s.blocks.iter_mut().zip(blocks) {
+            *slot = *b;
+            s.count += 1;
+        }
+        Header::TcpSack(Box::new(s))
+    }
 }
 
 /// The receiving endpoint (agent) of a PDU at its destination node: an
@@ -220,9 +287,26 @@ impl AgentAddr {
     }
 }
 
+/// A PDU's priority and cell loss priority, one bit each (each is 0 or 1:
+/// sources refuse other values), in one byte so that the PDU stays within
+/// a cache line.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Class(u8);
+
+impl Class {
+    const LOW: u8 = 0b01;
+    const CLP: u8 = 0b10;
+
+    /// Priority 0 (high) or 1 (low), CLP 0 or 1 (discard first).
+    pub fn new(priority: u8, clp: u8) -> Class {
+        debug_assert!(priority <= 1 && clp <= 1);
+        Class(if priority != 0 { Self::LOW } else { 0 } | if clp != 0 { Self::CLP } else { 0 })
+    }
+}
+
 /// One protocol data unit on its way through the network: its size, its
 /// flow, its ends, its timestamps, its priorities and its header.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pdu {
     /// Size on the wire, all headers included.
     pub bytes: u32,
@@ -242,12 +326,13 @@ pub struct Pdu {
     /// When the PDU was created at its source: one-way delay is measured
     /// from here.
     pub created: Time,
-    /// When the PDU entered its current queue; scratch for wait statistics.
+    /// Scratch: when the PDU entered its current queue (wait statistics,
+    /// AQM sojourn times), and while it is on the wire, when it arrives at
+    /// the far end (`DelayLine`): a link sets it again on every enqueue.
     pub enqueued: Time,
-    /// 0 = high (real time), 1 = low.
-    pub priority: u8,
-    /// Loss priority: 1 marks a PDU to discard first (ATM CLP bit).
-    pub clp: u8,
+    /// Priority (0 = high, real time; 1 = low) and loss priority (CLP 1
+    /// marks a PDU to discard first): `priority()`, `clp()`.
+    pub class: Class,
     /// The IP ECN field (`ecn::NOT_ECT`, `ECT0`, `ECT1`, `CE`); 0 for
     /// what is not IP (cells, bursts).
     pub ecn: u8,
@@ -256,6 +341,23 @@ pub struct Pdu {
 }
 
 impl Pdu {
+    /// 0 = high (real time), 1 = low.
+    #[inline]
+    pub fn priority(&self) -> u8 {
+        self.class.0 & Class::LOW
+    }
+
+    /// Loss priority: 1 marks a PDU to discard first (ATM CLP bit).
+    #[inline]
+    pub fn clp(&self) -> u8 {
+        (self.class.0 & Class::CLP) >> 1
+    }
+
+    /// Tags the PDU to be discarded first (a policer's CLP marking).
+    pub(crate) fn set_clp(&mut self, clp: u8) {
+        self.class = Class::new(self.priority(), clp);
+    }
+
     pub(crate) fn agent(&self) -> AgentAddr {
         AgentAddr {
             index: self.dst_agent,
@@ -276,15 +378,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pdu_stays_small() {
-        // Hot-path moves copy the PDU (delay lines hold ~10^5 of them):
-        // keep it within two cache lines. It was 96 bytes until the ECN
-        // byte; the header enum (48, its largest variants 40 at 8-byte
-        // alignment) leaves no spare byte to hold it.
+    fn pdu_is_one_cache_line() {
+        // Every hop moves a PDU into a queue, out of it into a delay line
+        // and out of that (a GEO hop holds ~10^5 of them): one 64-byte line
+        // per PDU, and per delay-line entry, whose arrival time lives in
+        // the PDU's `enqueued` scratch. It was 104 bytes with every header
+        // inline (the header enum alone 48); boxing the rare large headers
+        // brings the enum to 16 and the PDU to 64.
+        assert_eq!(std::mem::size_of::<Header>(), 16);
         assert!(
-            std::mem::size_of::<Pdu>() <= 104,
+            std::mem::size_of::<Pdu>() <= 64,
             "{}",
             std::mem::size_of::<Pdu>()
         );
+    }
+
+    #[test]
+    fn class_keeps_priority_and_clp_apart() {
+        for (priority, clp) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let mut p = Pdu {
+                class: Class::new(priority, clp),
+                ..Pdu::default()
+            };
+            assert_eq!((p.priority(), p.clp()), (priority, clp));
+            p.set_clp(1 - clp);
+            assert_eq!((p.priority(), p.clp()), (priority, 1 - clp));
+        }
+    }
+
+    #[test]
+    fn sack_blocks_travel_boxed_and_read_back() {
+        let tcp = TcpHeader {
+            seq: 7,
+            ..TcpHeader::default()
+        };
+        let plain = Header::tcp_with_sack(tcp, &[]);
+        assert!(matches!(plain, Header::Tcp(_)));
+        assert!(plain.sack_blocks().is_empty());
+        let h = Header::tcp_with_sack(tcp, &[(1, 2), (3, 4)]);
+        assert_eq!(h.tcp(), Some(&tcp));
+        assert_eq!(h.sack_blocks(), &[(1, 2), (3, 4)]);
     }
 }

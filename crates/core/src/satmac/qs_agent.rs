@@ -186,7 +186,7 @@ impl QsPort {
 impl Port for QsPort {
     fn ingress(&mut self, cx: &mut PortCx<'_>, pdu: &mut Pdu) -> Admit {
         if let Some(&(release, _)) = self.held.iter().rev().find(|(_, p)| p.flow == pdu.flow) {
-            self.held.push_back((release, *pdu));
+            self.held.push_back((release, std::mem::take(pdu)));
             self.held_behind += 1;
             return Admit::Hold;
         }
@@ -198,7 +198,7 @@ impl Port for QsPort {
         }
         let release = self.agent.on_request(cx.now, &mut h.qs);
         if release > cx.now {
-            self.held.push_back((release, *pdu));
+            self.held.push_back((release, std::mem::take(pdu)));
             return Admit::Hold;
         }
         Admit::Pass
@@ -287,10 +287,10 @@ mod tests {
         Pdu {
             flow,
             seq,
-            header: Header::TfrcData(crate::net::TfrcData {
+            header: Header::TfrcData(Box::new(crate::net::TfrcData {
                 qs,
                 ..Default::default()
-            }),
+            })),
             ..Pdu::default()
         }
     }

@@ -117,11 +117,13 @@ fn sack_blocks_are_shifted_like_the_numbers_they_name() {
     let h = TcpHeader {
         ack: 1000,
         flags: TCP_ACK,
-        sack_blocks: 2,
-        sack: [(3000, 4000), (5000, 6000), (0, 0)],
         ..TcpHeader::default()
     };
-    let p = packet(&segment(40, h), Some(&wire()), true).unwrap();
+    let seg = Pdu {
+        header: Header::tcp_with_sack(h, &[(3000, 4000), (5000, 6000)]),
+        ..segment(40, h)
+    };
+    let p = packet(&seg, Some(&wire()), true).unwrap();
     checksums_verify(&p.data);
     let sliced = SlicedPacket::from_ip(&p.data).unwrap();
     let Some(TransportSlice::Tcp(t)) = sliced.transport else {

@@ -66,5 +66,5 @@ impl Fifo {
 
 /// The priority level a PDU counts in: 0, or 1 for every lower priority.
 pub(super) fn level(p: &Pdu) -> usize {
-    (p.priority as usize).min(1)
+    (p.priority() as usize).min(1)
 }

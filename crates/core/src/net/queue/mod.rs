@@ -463,8 +463,7 @@ mod tests {
     fn pdu(bytes: u32, priority: u8, clp: u8, seq: u64) -> Pdu {
         Pdu {
             bytes,
-            priority,
-            clp,
+            class: crate::net::Class::new(priority, clp),
             seq,
             ..Pdu::default()
         }

@@ -46,7 +46,7 @@ impl QueueDiscipline for TwoPriority {
         let level = level(p);
         let (f, c) = (&self.fifos[level], self.config[level]);
         let (n, b) = (f.len(), f.bytes);
-        if p.clp != 0 && !c.clp_threshold.above_occupancy(n, b) {
+        if p.clp() != 0 && !c.clp_threshold.above_occupancy(n, b) {
             Verdict::DroppedClp
         } else if c.limit.fits(n, b, p.bytes) {
             Verdict::Queued

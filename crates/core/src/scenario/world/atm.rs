@@ -191,7 +191,7 @@ impl Model for VcPair {
             }
             _ => {
                 let vc = &mut self.vcs[k];
-                vc.offer(*p);
+                vc.offer(p.clone());
                 if vc.source.is_none() {
                     // UBR: every cell goes at once; the links pace them.
                     while let Some(cell) = vc.emit(cx.now) {

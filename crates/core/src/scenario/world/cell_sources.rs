@@ -22,7 +22,7 @@ use crate::atm::upc::Contract;
 use crate::engine::stats::{Summary as Stats, Tally};
 use crate::engine::{Check, ConfigError, Duration, RngStream, Time};
 use crate::net::pdu::{CellType, Header, ProactiveCell};
-use crate::net::{AgentAddr, Next, Pdu};
+use crate::net::{AgentAddr, Class, Next, Pdu};
 use crate::scenario::summary::{num, put, Summary};
 use crate::scenario::BuildError;
 use serde::{Deserialize, Serialize};
@@ -210,14 +210,12 @@ impl CellSource {
             dst_gen: self.agents[1].gen,
             created: now,
             enqueued: now,
-            priority: self.priority,
-            clp: 0,
+            class: Class::new(self.priority, 0),
             ecn: 0,
             header: Header::ProactiveCell(ProactiveCell {
                 kind: CellType::Traffic,
                 source_agent: self.agents[0].index,
                 source_gen: self.agents[0].gen,
-                notice_flow: self.flow + 1,
                 released: now,
             }),
         };

@@ -36,7 +36,7 @@ impl Model for Exit {
     }
 
     fn on_pdu(&mut self, _agent: usize, p: &Pdu, cx: &mut Ctx<'_>) {
-        self.left.push((cx.now, *p));
+        self.left.push((cx.now, p.clone()));
     }
 
     fn summarise(&self, _s: &mut Summary, _view: &View<'_>) {
@@ -85,14 +85,14 @@ impl World {
     /// A PDU enters the network at `node` now, routed towards
     /// `pdu.dst_node` (to an exit there, or to any agent). Its `flow` must
     /// be one the world knows (`add_flow`).
-    pub fn inject(&mut self, node: u32, mut pdu: Pdu) {
+    pub fn inject(&mut self, node: u32, pdu: Pdu) {
         assert!(
             (pdu.flow as usize) < self.flows.len(),
             "inject: flow {} is not one of the world's (add_flow)",
             pdu.flow
         );
         self.counts.pdus_sent += 1;
-        self.forward(node, &mut pdu);
+        self.forward(node, pdu);
     }
 
     /// An exit: PDUs addressed to the returned agent are kept for

@@ -113,7 +113,7 @@ impl Model for EmulatedHost {
         flow.received_packets += 1;
         flow.received_bytes += u64::from(p.bytes);
         flow.delay.record(cx.now.since(p.created).ps());
-        self.arrived.push((cx.now, *p));
+        self.arrived.push((cx.now, p.clone()));
     }
 
     fn summarise(&self, s: &mut Summary, view: &View<'_>) {

@@ -162,8 +162,8 @@ impl World {
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
         self.book_link_errors(l);
-        if let Some(mut p) = first {
-            self.forward(to, &mut p);
+        if let Some(p) = first {
+            self.forward(to, p);
             if !self.scratch.link_out.is_empty() {
                 self.forward_rest(to);
             }
@@ -173,8 +173,8 @@ impl World {
     #[cold]
     fn forward_rest(&mut self, to: u32) {
         let mut rest = std::mem::take(&mut self.scratch.link_out);
-        for mut p in rest.drain(..) {
-            self.forward(to, &mut p);
+        for p in rest.drain(..) {
+            self.forward(to, p);
         }
         self.scratch.link_out = rest;
     }
@@ -211,17 +211,17 @@ impl World {
     fn send_from(&mut self, mark: usize) {
         let end = self.scratch.outbox.len();
         for i in mark..end {
-            let (via, p) = self.scratch.outbox.get(i);
+            let (via, p) = self.scratch.outbox.take(i);
             self.send(via, p);
         }
         self.scratch.outbox.truncate(mark);
     }
 
-    fn send(&mut self, via: Via, mut p: Pdu) {
+    fn send(&mut self, via: Via, p: Pdu) {
         match via {
             Via::Node(node) => {
                 self.counts.pdus_sent += 1;
-                self.forward(node, &mut p)
+                self.forward(node, p)
             }
             // The PDU keeps its own address (where it goes after the
             // attachment has carried it).
@@ -233,14 +233,14 @@ impl World {
 
     /// Hands a PDU that is at `node` to the next link or to its receiver,
     /// or to the device that takes its flow off the network here.
-    fn forward(&mut self, node: u32, p: &mut Pdu) {
+    fn forward(&mut self, node: u32, mut p: Pdu) {
         if p.is_feedback() {
-            self.pass_ports_backward(node, p);
+            self.pass_ports_backward(node, &mut p);
         }
         if let Some(a) = self.net.nodes[node as usize].hand_off_for(p.flow) {
             // It leaves the network here, as if delivered, and keeps its
             // own address for the way on (an ATM edge device's VC).
-            if self.deliver_to(a, p) {
+            if self.deliver_to(a, &p) {
                 self.counts.pdus_delivered += 1;
             }
             return;
@@ -248,7 +248,7 @@ impl World {
         match self.net.nodes[node as usize].next_hop(p.dst_node) {
             Next::Local => {
                 // Delivered once it reaches its agent (not a stale one).
-                if self.deliver_to(p.agent(), p) {
+                if self.deliver_to(p.agent(), &p) {
                     self.counts.pdus_delivered += 1;
                 }
             }
@@ -270,9 +270,9 @@ impl World {
         }
     }
 
-    fn enqueue(&mut self, l: usize, p: &mut Pdu) {
+    fn enqueue(&mut self, l: usize, mut p: Pdu) {
         if self.net.ports[l].is_some() {
-            match self.port_ingress(l, p) {
+            match self.port_ingress(l, &mut p) {
                 Admit::Pass => {}
                 Admit::Drop => {
                     self.flows[p.flow as usize].dropped += 1;
@@ -283,8 +283,9 @@ impl World {
             }
         }
         let link = &mut self.net.links[l];
-        if !link.enqueue(self.now, *p).admitted() {
-            self.flows[p.flow as usize].dropped += 1;
+        let flow = p.flow as usize;
+        if !link.enqueue(self.now, p).admitted() {
+            self.flows[flow].dropped += 1;
         }
         self.sched.update(self.net.link_slots[l], link.poll_at());
     }
@@ -314,21 +315,32 @@ impl World {
         };
         handler(port, &mut cx);
         self.sched.update(self.net.port_slots[l], port.poll_at());
-        for p in self.scratch.port_discarded.drain(..) {
-            self.flows[p.flow as usize].dropped += 1;
-            self.flows[p.flow as usize].dropped_at_ports += 1;
-        }
-        // Released PDUs enter the link without passing the port again;
-        // nothing here calls a handler, so the buffer is free afterwards.
-        for p in self.scratch.port_release.drain(..) {
-            let link = &mut self.net.links[l];
-            if !link.enqueue(self.now, p).admitted() {
+        // Both buffers are mostly empty, and draining a vector of PDUs
+        // (which have drop glue) costs even then: test first.
+        if !self.scratch.port_discarded.is_empty() {
+            for p in self.scratch.port_discarded.drain(..) {
                 self.flows[p.flow as usize].dropped += 1;
+                self.flows[p.flow as usize].dropped_at_ports += 1;
             }
-            self.sched.update(self.net.link_slots[l], link.poll_at());
+        }
+        if !self.scratch.port_release.is_empty() {
+            self.enqueue_released(l);
         }
         if self.scratch.outbox.len() > mark {
             self.send_from(mark);
+        }
+    }
+
+    /// What a port released enters its link without passing the port
+    /// again; nothing here calls a handler, so the buffer is free afterwards.
+    fn enqueue_released(&mut self, l: usize) {
+        for p in self.scratch.port_release.drain(..) {
+            let link = &mut self.net.links[l];
+            let flow = p.flow as usize;
+            if !link.enqueue(self.now, p).admitted() {
+                self.flows[flow].dropped += 1;
+            }
+            self.sched.update(self.net.link_slots[l], link.poll_at());
         }
     }
 

@@ -117,7 +117,7 @@ impl Model for ShaperComp {
                 // A packet the full buffer refuses never entered the
                 // network: the shaper counts it, the flow does not.
                 self.taken += 1;
-                self.shaper.enqueue(cx.now, *p);
+                self.shaper.enqueue(cx.now, p.clone());
             }
         }
     }

@@ -178,7 +178,7 @@ impl TfrcFlow {
                 dst_gen: self.agents[1].gen,
                 created: generated,
                 enqueued: now,
-                header: Header::TfrcData(h),
+                header: Header::TfrcData(Box::new(h)),
                 ecn: if self.cfg.ecn {
                     ecn::ECT0
                 } else {
@@ -208,7 +208,7 @@ impl TfrcFlow {
             dst_gen: self.agents[0].gen,
             created: cx.now,
             enqueued: cx.now,
-            header: Header::TfrcFeedback(fb),
+            header: Header::TfrcFeedback(Box::new(fb)),
             ..Pdu::default()
         };
         self.reports_sent += 1;

@@ -46,7 +46,7 @@ use super::seq::unwrap;
 use super::window_profile::ReceiveWindow;
 use super::{TcpConfig, Variant};
 use crate::engine::{Duration, RngStream, Time, Timer};
-use crate::net::pdu::{AgentAddr, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::net::pdu::{AgentAddr, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 
 mod ecn;
 mod handshake;
@@ -377,7 +377,7 @@ impl TcpSocket {
 
     /// An arriving segment addressed to this socket.
     pub(crate) fn on_segment(&mut self, now: Time, pdu: &Pdu, out: &mut Vec<Pdu>) {
-        let Header::Tcp(h) = pdu.header else {
+        let Some(&h) = pdu.header.tcp() else {
             return;
         };
         let len = (pdu.bytes - self.cfg.header.min(pdu.bytes)) as u64;
@@ -395,7 +395,7 @@ impl TcpSocket {
             self.on_data(now, unwrap(self.rx.rcv_nxt, h.seq), len);
         }
         if h.flags & TCP_ACK != 0 {
-            self.on_ack(now, &h, len, out);
+            self.on_ack(now, &h, pdu.header.sack_blocks(), len, out);
         }
     }
 
@@ -421,7 +421,14 @@ impl TcpSocket {
 
     // ----- acknowledgements -----
 
-    fn on_ack(&mut self, now: Time, h: &TcpHeader, len: u64, out: &mut Vec<Pdu>) {
+    fn on_ack(
+        &mut self,
+        now: Time,
+        h: &TcpHeader,
+        sack: &[(u32, u32)],
+        len: u64,
+        out: &mut Vec<Pdu>,
+    ) {
         let ack = unwrap(self.snd_una, h.ack);
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore
@@ -437,11 +444,11 @@ impl TcpSocket {
         };
         let mut blocks = [(0, 0); 3];
         let n = if self.cfg.variant == Variant::Sack {
-            h.sack_blocks as usize
+            sack.len()
         } else {
             0
         };
-        for (i, &(s, e)) in h.sack[..n].iter().enumerate() {
+        for (i, &(s, e)) in sack[..n].iter().enumerate() {
             let s = unwrap(self.snd_una, s);
             let e = unwrap(self.snd_una, e).min(self.snd_max);
             self.scoreboard.add(self.snd_una, s, e);

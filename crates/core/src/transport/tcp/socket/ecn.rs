@@ -6,7 +6,7 @@
 
 use super::{State, TcpSocket};
 use crate::engine::Time;
-use crate::net::pdu::{Header, Pdu, TCP_ECE};
+use crate::net::pdu::{Pdu, TCP_ECE};
 use crate::transport::tcp::congestion::CongestionControl;
 
 impl TcpSocket {
@@ -49,7 +49,7 @@ impl TcpSocket {
         }
         let (field, flags) = self.ecn.stamp_data(seq >= self.snd_max);
         p.ecn = field;
-        if let Header::Tcp(h) = &mut p.header {
+        if let Some(h) = p.header.tcp_mut() {
             h.flags |= flags;
         }
     }

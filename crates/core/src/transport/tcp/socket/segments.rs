@@ -7,7 +7,7 @@
 
 use super::{TcpSocket, Variant};
 use crate::engine::Time;
-use crate::net::pdu::{Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
+use crate::net::pdu::{Class, Header, Pdu, TcpHeader, TCP_ACK, TCP_SYN};
 use crate::transport::tcp::seq::wire;
 
 impl TcpSocket {
@@ -41,21 +41,23 @@ impl TcpSocket {
             };
         let adv = self.advertised_window();
         let window = if syn { adv } else { adv >> self.my_shift }.min(65_535) as u16;
-        let mut h = TcpHeader {
+        let h = TcpHeader {
             seq: wire(seq),
             ack: wire(self.rx.rcv_nxt),
             window,
             flags,
             wscale: if syn { self.my_shift } else { 0 },
-            sack_blocks: 0,
-            sack: [(0, 0); 3],
         };
-        if self.cfg.variant == Variant::Sack && !syn {
-            for (i, (s, e)) in self.rx.sack_blocks(3).into_iter().enumerate() {
-                h.sack[i] = (wire(s), wire(e));
-                h.sack_blocks += 1;
-            }
-        }
+        let header = if self.cfg.variant == Variant::Sack && !syn {
+            let blocks = self.rx.sack_blocks(3);
+            let blocks: Vec<(u32, u32)> = blocks
+                .into_iter()
+                .map(|(s, e)| (wire(s), wire(e)))
+                .collect();
+            Header::tcp_with_sack(h, &blocks)
+        } else {
+            Header::Tcp(h)
+        };
         Pdu {
             bytes: self.cfg.header + len as u32,
             flow: self.endpoint.flow,
@@ -66,10 +68,9 @@ impl TcpSocket {
             dst_gen: self.endpoint.peer_agent.gen,
             created: now,
             enqueued: now,
-            priority: self.cfg.priority,
-            clp: self.cfg.clp,
+            class: Class::new(self.cfg.priority, self.cfg.clp),
             ecn: 0,
-            header: Header::Tcp(h),
+            header,
         }
     }
 }

@@ -59,7 +59,7 @@ impl Pair {
 
     fn emit(&mut self, now: Time, from: usize, out: &mut Vec<Pdu>) {
         for mut p in out.drain(..) {
-            let Header::Tcp(h) = p.header else {
+            let Some(&h) = p.header.tcp() else {
                 unreachable!()
             };
             let len = p.bytes - 40;
@@ -214,10 +214,11 @@ fn advertised_window_is_scaled() {
         50,
         AppKind::Bulk { bytes: None },
     );
-    let h = match p.s[1].segment(Time::ZERO, 0, 0, TCP_ACK).header {
-        Header::Tcp(h) => h,
-        _ => unreachable!(),
-    };
+    let h = *p.s[1]
+        .segment(Time::ZERO, 0, 0, TCP_ACK)
+        .header
+        .tcp()
+        .expect("a TCP segment");
     assert_eq!((h.window as u64) << 5, (1u64 << 20) & !31);
 }
 
