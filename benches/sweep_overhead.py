@@ -11,7 +11,10 @@ Overhead per run = (wall − Σ run wall / JOBS) / runs: the command's whole
 wall time (start-up, validation, hand-off, storing, compaction, the study's
 tables) less the time the workers spent inside the runs (each run's wall_s
 as its worker measured it, read back from the campaign), spread over the
-runs. With `--tree DIR` given several times, each DIR is a copy of the
+runs. The CPU time of the command and its workers (user + system) is the
+work done, less sensitive than wall time to what else loads the machine;
+the runs' own share is the same before and after a change of the
+machinery. With `--tree DIR` given several times, each DIR is a copy of the
 package (`python/` of a checkout, its `_core.abi3.so` beside it) and the
 trees take turns, `--repeat` rounds, so a before and an after share the
 machine's load. Prints a Markdown table (medians) and every measurement.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,11 +80,13 @@ def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
             cmd = study_cmd(folder / "out", args.study, args.jobs, args.quick)
         else:
             cmd = sweep_cmd(folder, args.runs, args.jobs)
+        cpu0 = _children_cpu()
         t0 = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-c", CLI, *cmd], env=env_for(tree), capture_output=True, text=True
         )
         wall = time.perf_counter() - t0
+        cpu = _children_cpu() - cpu0
         if done.returncode not in (0, 1) or (not args.study and done.returncode):
             raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr}")
         walls = run_walls(tree, folder)
@@ -91,7 +97,15 @@ def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
         "wall_s": wall,
         "run_s": sum(walls),
         "overhead_ms": 1e3 * (wall - busy) / runs,
+        "cpu_s": cpu,
     }
+
+
+def _children_cpu() -> float:
+    """User + system CPU time of the ended child processes and theirs (the
+    command, its workers): the work done, whatever else loads the machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -112,17 +126,18 @@ def main() -> None:
             results[tree].append(m)
             print(
                 f"{tree}: {m['runs']} runs, wall {m['wall_s']:.2f} s, "
-                f"runs {m['run_s']:.2f} s, overhead {m['overhead_ms']:.3f} ms/run",
+                f"runs {m['run_s']:.2f} s, overhead {m['overhead_ms']:.3f} ms/run, "
+                f"CPU {m['cpu_s']:.2f} s",
                 flush=True,
             )
     what = f"{args.study}{' --quick' if args.quick else ''}" if args.study else "sweep"
-    print("\n| tree | case | runs | wall (s) | Σ run wall (s) | overhead per run (ms) |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("\n| tree | case | runs | wall (s) | Σ run wall (s) | overhead per run (ms) | CPU (s) |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for tree, ms in results.items():
         med = {k: statistics.median(m[k] for m in ms) for k in ms[0]}
         print(
             f"| {tree} | {what} | {int(med['runs'])} | {med['wall_s']:.2f} | "
-            f"{med['run_s']:.2f} | {med['overhead_ms']:.3f} |"
+            f"{med['run_s']:.2f} | {med['overhead_ms']:.3f} | {med['cpu_s']:.1f} |"
         )
 
 

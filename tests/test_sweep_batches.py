@@ -66,7 +66,10 @@ def test_a_bad_seed_is_refused_as_validation_refuses_it(bad):
 def test_a_planned_grid_has_the_keys_of_one_validation_per_run():
     scenario = load(MM1).set("run.duration", "1 s")
     g = grid(
-        set={"sources.arrivals.rate": ["2 Mbps", "6 Mbps"], "links.server.rate": ["5 Mbps", "10 Mbps"]},
+        set={
+            "sources.arrivals.rate": ["2 Mbps", "6 Mbps"],
+            "links.server.rate": ["5 Mbps", "10 Mbps"],
+        },
         seeds="1..6",
     )
     planned = plan(scenario, g.points())
@@ -128,25 +131,45 @@ def test_batches_cover_every_run_once_in_order_and_follow_the_run_times():
         batcher.seen(_took(batch, wall))
     assert given == tasks
     assert sizes[0] == 1  # nothing known yet
-    assert max(sizes) == int(TARGET_BATCH_S / 0.001) <= MAX_BATCH_RUNS
+    assert max(sizes) == round(TARGET_BATCH_S / 0.001) <= MAX_BATCH_RUNS
     # Once the runs are long, at once one per batch.
     first_long = next(i for i, n in enumerate(sizes) if sum(sizes[:i]) >= 10_000)
     assert set(sizes[first_long + 1 :]) == {1}
 
 
+def test_a_group_not_yet_seen_goes_alone_and_never_joins_a_batch():
+    # Three groups: short runs, long runs, short runs. The long group's
+    # runs must never ride in a batch sized from the short group's.
+    tasks = _tasks(3000)
+    groups = ["a"] * 1000 + ["long"] * 10 + ["b"] * 1990
+    walls = {"a": 0.001, "long": 5.0, "b": 0.002}
+    batcher = Batcher(tasks, jobs=2, groups=groups)
+    batches = []
+    for batch in batcher.batches():
+        batches.append([groups[int(t.key[1:])] for t in batch.tasks])
+        batcher.seen(
+            Outcome(t.key, True, info={"wall_s": walls[groups[int(t.key[1:])]]})
+            for t in batch.tasks
+        )
+    assert [g for b in batches for g in b] == groups
+    assert all(b == ["long"] for b in batches if "long" in b)
+    assert all(len(set(b)) == 1 for b in batches)  # each group's first run alone
+    assert max(len(b) for b in batches if b[0] == "b") == round(TARGET_BATCH_S / 0.002)
+
+
 def test_the_last_batches_leave_every_worker_a_share():
     batcher = Batcher(_tasks(100), jobs=2)
-    batcher.run_s = 1e-6  # runs far shorter than a batch: only the share limits
-    assert batcher.size(100) == 25 and batcher.size(3) == 1
-    batcher.seen([Outcome("x", False, info={})])  # no wall time: no change
-    assert batcher.run_s == 1e-6
+    batcher.run_s[None] = 1e-6  # runs far shorter than a batch: only the share limits
+    assert batcher.size(0) == 25 and batcher.size(97) == 1
+    batcher.seen([Outcome("k1", False, info={})])  # no wall time: no change
+    assert batcher.run_s[None] == 1e-6
 
 
 def test_a_falling_estimate_falls_gradually():
     batcher = Batcher(_tasks(10), jobs=1)
-    batcher.seen([Outcome("a", True, info={"wall_s": 0.1})])
-    batcher.seen([Outcome("b", True, info={"wall_s": 0.001})])
-    assert 0.001 < batcher.run_s < 0.1
+    batcher.seen([Outcome("k0", True, info={"wall_s": 0.1})])
+    batcher.seen([Outcome("k1", True, info={"wall_s": 0.001})])
+    assert 0.001 < batcher.run_s[None] < 0.1
 
 
 # ---------------------------------------------------------------------------

@@ -5,15 +5,19 @@ handed to a worker on its own costs more than that around it: the hand-off,
 the reply, one write of the store's three tables. So runs go in batches,
 sized as they are handed out, from the run times seen so far:
 
-- a batch aims at TARGET_BATCH_S of work; a run that long or longer goes
-  alone, so that parallelism and each run's wall-clock budget work as they
-  do without batches;
+- runs are in groups, those of one grid point or one study spec (they
+  differ only by their seed, and take about as long); each group's run time
+  is estimated from its own runs, and a batch never takes a run of a group
+  not yet estimated, except as the first of a batch of one: the first runs
+  of every group go alone, so a group of long runs is never sent in a batch
+  sized from another group's short ones;
+- a batch aims at TARGET_BATCH_S of estimated work; a run that long or
+  longer goes alone, so that parallelism and each run's wall-clock budget
+  work as they do without batches;
 - no batch takes more than its share of what is left (SHARES_PER_JOB per
   worker), so the last batches still keep every worker busy;
-- the first runs go alone (nothing is known yet), and the estimate rises at
-  once with a batch of longer runs but falls only gradually, so a sweep
-  whose runs grow longer (a swept duration) does not send its long runs in
-  batches sized for its short ones for long.
+- a group's estimate rises at once with a batch of longer runs but falls
+  only gradually.
 
 Batching changes no result: every run is its own description, run by
 itself in a worker whatever its batch-mates, stored under the same key.
@@ -22,7 +26,7 @@ itself in a worker whatever its batch-mates, stored under the same key.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from .executors import Batch, Outcome, Task
 
@@ -38,36 +42,53 @@ FALL_WEIGHT = 0.25
 
 class Batcher:
     """Hands `tasks` out in batches (`batches()`, drawn lazily by the
-    executor) sized from the outcomes reported back (`seen`)."""
+    executor) sized from the outcomes reported back (`seen`). `groups[i]`
+    is the group of `tasks[i]` (default: all one group); a group's runs
+    should be adjacent."""
 
-    def __init__(self, tasks: Sequence[Task], jobs: int):
+    def __init__(self, tasks: Sequence[Task], jobs: int, groups: Sequence[Hashable] | None = None):
         self._tasks = tasks
+        self._groups: Sequence[Hashable] = groups if groups is not None else [None] * len(tasks)
+        if len(self._groups) != len(tasks):
+            raise ValueError("Batcher: one group per task is needed")
+        self._group_of = {t.key: g for t, g in zip(tasks, self._groups, strict=True)}
         self._jobs = max(1, jobs)
         self._given = 0
-        self.run_s: float | None = None  # the estimated wall time of one run
+        self.run_s: dict[Hashable, float] = {}  # the estimated wall time of a group's run
 
     def batches(self) -> Iterator[Batch]:
         while self._given < len(self._tasks):
-            size = self.size(len(self._tasks) - self._given)
+            size = self.size(self._given)
             yield Batch(tuple(self._tasks[self._given : self._given + size]))
             self._given += size
 
-    def size(self, left: int) -> int:
-        if self.run_s is None:
-            return 1
-        by_time = int(TARGET_BATCH_S / max(self.run_s, 1e-9))
-        share = math.ceil(left / (SHARES_PER_JOB * self._jobs))
-        return max(1, min(by_time, share, MAX_BATCH_RUNS))
+    def size(self, start: int) -> int:
+        """How many runs from `start` the next batch takes."""
+        left = len(self._tasks) - start
+        limit = min(MAX_BATCH_RUNS, math.ceil(left / (SHARES_PER_JOB * self._jobs)))
+        work, n = 0.0, 0
+        while n < limit and work < TARGET_BATCH_S * (1 - 1e-9):
+            estimate = self.run_s.get(self._groups[start + n])
+            if estimate is None:
+                return max(n, 1)  # an unknown group's run goes alone
+            if n and work + estimate > TARGET_BATCH_S * (1 + 1e-9):
+                break
+            work += estimate
+            n += 1
+        return max(n, 1)
 
     def seen(self, outcomes: Iterable[Outcome]) -> None:
-        walls = [w for o in outcomes if isinstance(w := (o.info or {}).get("wall_s"), int | float)]
-        if not walls:
-            return
-        mean = sum(walls) / len(walls)
-        if self.run_s is None or mean > self.run_s:
-            self.run_s = mean
-        else:
-            self.run_s += FALL_WEIGHT * (mean - self.run_s)
+        walls: dict[Hashable, list[float]] = {}
+        for o in outcomes:
+            wall = (o.info or {}).get("wall_s")
+            if isinstance(wall, int | float) and o.key in self._group_of:
+                walls.setdefault(self._group_of[o.key], []).append(float(wall))
+        for group, values in walls.items():
+            mean = sum(values) / len(values)
+            old = self.run_s.get(group)
+            self.run_s[group] = (
+                mean if old is None or mean > old else old + FALL_WEIGHT * (mean - old)
+            )
 
 
 def executor_jobs(executor: object, default: int) -> int:
@@ -76,15 +97,21 @@ def executor_jobs(executor: object, default: int) -> int:
     return jobs if isinstance(jobs, int) and jobs > 0 else default
 
 
-def outcome_groups(executor: object, tasks: Sequence[Task], jobs: int) -> Iterator[list[Outcome]]:
-    """The outcomes of `tasks` on `executor`, a list per batch, or one per
-    run for an executor that takes no batches (one with `run` only)."""
+def outcome_groups(
+    executor: object,
+    tasks: Sequence[Task],
+    jobs: int,
+    groups: Sequence[Hashable] | None = None,
+) -> Iterator[list[Outcome]]:
+    """The outcomes of `tasks` on `executor`, a list per batch (`Batcher`,
+    with `groups`), or one per run for an executor that takes no batches
+    (one with `run` only)."""
     run_batches = getattr(executor, "run_batches", None)
     if run_batches is None:
         for outcome in executor.run(tasks):  # type: ignore[attr-defined]
             yield [outcome]
         return
-    batcher = Batcher(tasks, executor_jobs(executor, jobs))
+    batcher = Batcher(tasks, executor_jobs(executor, jobs), groups)
     for outcomes in run_batches(batcher.batches()):
         batcher.seen(outcomes)
         yield outcomes
