@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from satcc.batches import MAX_BATCH_RUNS, TARGET_BATCH_S, Batcher
+from satcc.batches import MAX_BATCH_RUNS, TARGET_BATCH_S, Batcher, shape
 from satcc.executors import (
     WORKER_DIED,
     Batch,
@@ -143,7 +143,7 @@ def test_a_group_not_yet_seen_goes_alone_and_never_joins_a_batch():
     tasks = _tasks(3000)
     groups = ["a"] * 1000 + ["long"] * 10 + ["b"] * 1990
     walls = {"a": 0.001, "long": 5.0, "b": 0.002}
-    batcher = Batcher(tasks, jobs=2, groups=groups)
+    batcher = Batcher(tasks, jobs=2, group=lambda task: groups[int(task.key[1:])])
     batches = []
     for batch in batcher.batches():
         batches.append([groups[int(t.key[1:])] for t in batch.tasks])
@@ -157,19 +157,31 @@ def test_a_group_not_yet_seen_goes_alone_and_never_joins_a_batch():
     assert max(len(b) for b in batches if b[0] == "b") == round(TARGET_BATCH_S / 0.002)
 
 
+def test_runs_of_one_kind_are_one_group():
+    mm1 = load(MM1)
+    base = shape(normalised_json(mm1.validate(seed=1)))
+    other_seed_and_rate = mm1.copy().set("sources.arrivals.rate", "3 Mbps")
+    assert shape(normalised_json(other_seed_and_rate.validate(seed=7))) == base
+    longer = mm1.copy().set("run.duration", "601 s")
+    assert shape(normalised_json(longer.validate(seed=1))) != base
+    other_sizes = mm1.copy().set("sources.arrivals.size_distribution", "constant")
+    assert shape(normalised_json(other_sizes.validate(seed=1))) != base
+
+
 def test_the_last_batches_leave_every_worker_a_share():
     batcher = Batcher(_tasks(100), jobs=2)
-    batcher.run_s[None] = 1e-6  # runs far shorter than a batch: only the share limits
+    batcher.run_s[shape("{}")] = 1e-6  # runs far shorter than a batch: only the share limits
     assert batcher.size(0) == 25 and batcher.size(97) == 1
     batcher.seen([Outcome("k1", False, info={})])  # no wall time: no change
-    assert batcher.run_s[None] == 1e-6
+    assert batcher.run_s == {shape("{}"): 1e-6}
 
 
 def test_a_falling_estimate_falls_gradually():
     batcher = Batcher(_tasks(10), jobs=1)
+    list(zip(range(2), batcher.batches(), strict=False))  # hand out two
     batcher.seen([Outcome("k0", True, info={"wall_s": 0.1})])
     batcher.seen([Outcome("k1", True, info={"wall_s": 0.001})])
-    assert 0.001 < batcher.run_s[None] < 0.1
+    assert 0.001 < batcher.run_s[shape("{}")] < 0.1
 
 
 # ---------------------------------------------------------------------------

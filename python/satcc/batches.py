@@ -5,12 +5,14 @@ handed to a worker on its own costs more than that around it: the hand-off,
 the reply, one write of the store's three tables. So runs go in batches,
 sized as they are handed out, from the run times seen so far:
 
-- runs are in groups, those of one grid point or one study spec (they
-  differ only by their seed, and take about as long); each group's run time
-  is estimated from its own runs, and a batch never takes a run of a group
-  not yet estimated, except as the first of a batch of one: the first runs
-  of every group go alone, so a group of long runs is never sent in a batch
-  sized from another group's short ones;
+- runs are in groups by the shape of their description (`shape`: the
+  description with its numbers blanked out, and its duration): the seeds of
+  a grid point, or a study's runs of one scenario with other rates or start
+  times, are one group; another topology, other sources or another duration
+  are another. Each group's run time is estimated from its own runs, and a
+  batch never takes a run of a group not yet estimated, except as the
+  first of a batch of one: the first runs of every group go alone, so runs
+  of a long kind are never sent in a batch sized from a short kind's;
 - a batch aims at TARGET_BATCH_S of estimated work; a run that long or
   longer goes alone, so that parallelism and each run's wall-clock budget
   work as they do without batches;
@@ -25,8 +27,10 @@ itself in a worker whatever its batch-mates, stored under the same key.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+import re
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 
 from .executors import Batch, Outcome, Task
 
@@ -40,21 +44,44 @@ SHARES_PER_JOB = 2
 FALL_WEIGHT = 0.25
 
 
+# A number in JSON text (and the digits of a name: a coarser group is harmless).
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def shape(description: str) -> str:
+    """The group of a run: its description's text with every number blanked
+    out, after its duration (runs of one kind and length take about as long
+    as each other, whatever their seed, rates or start times)."""
+    try:
+        duration = json.loads(description).get("duration_ps")
+    except (ValueError, AttributeError):
+        duration = None
+    return f"{duration}|{_NUMBER.sub('#', description)}"
+
+
 class Batcher:
     """Hands `tasks` out in batches (`batches()`, drawn lazily by the
-    executor) sized from the outcomes reported back (`seen`). `groups[i]`
-    is the group of `tasks[i]` (default: all one group); a group's runs
-    should be adjacent."""
+    executor) sized from the outcomes reported back (`seen`), per group
+    (`group`, by default `shape` of the description)."""
 
-    def __init__(self, tasks: Sequence[Task], jobs: int, groups: Sequence[Hashable] | None = None):
+    def __init__(
+        self, tasks: Sequence[Task], jobs: int, group: Callable[[Task], Hashable] | None = None
+    ):
         self._tasks = tasks
-        self._groups: Sequence[Hashable] = groups if groups is not None else [None] * len(tasks)
-        if len(self._groups) != len(tasks):
-            raise ValueError("Batcher: one group per task is needed")
-        self._group_of = {t.key: g for t, g in zip(tasks, self._groups, strict=True)}
+        self._group = group or (lambda task: shape(task.description))
+        self._groups: list[Hashable] = []  # of the tasks given or looked at so far
+        self._group_of: dict[str, Hashable] = {}
         self._jobs = max(1, jobs)
         self._given = 0
         self.run_s: dict[Hashable, float] = {}  # the estimated wall time of a group's run
+
+    def _group_at(self, i: int) -> Hashable:
+        while len(self._groups) <= i:
+            task = self._tasks[len(self._groups)]
+            group = self._group(task)
+            self._groups.append(group)
+            self._group_of[task.key] = group
+        return self._groups[i]
 
     def batches(self) -> Iterator[Batch]:
         while self._given < len(self._tasks):
@@ -68,7 +95,7 @@ class Batcher:
         limit = min(MAX_BATCH_RUNS, math.ceil(left / (SHARES_PER_JOB * self._jobs)))
         work, n = 0.0, 0
         while n < limit and work < TARGET_BATCH_S * (1 - 1e-9):
-            estimate = self.run_s.get(self._groups[start + n])
+            estimate = self.run_s.get(self._group_at(start + n))
             if estimate is None:
                 return max(n, 1)  # an unknown group's run goes alone
             if n and work + estimate > TARGET_BATCH_S * (1 + 1e-9):
@@ -97,21 +124,16 @@ def executor_jobs(executor: object, default: int) -> int:
     return jobs if isinstance(jobs, int) and jobs > 0 else default
 
 
-def outcome_groups(
-    executor: object,
-    tasks: Sequence[Task],
-    jobs: int,
-    groups: Sequence[Hashable] | None = None,
-) -> Iterator[list[Outcome]]:
-    """The outcomes of `tasks` on `executor`, a list per batch (`Batcher`,
-    with `groups`), or one per run for an executor that takes no batches
-    (one with `run` only)."""
+def outcome_groups(executor: object, tasks: Sequence[Task], jobs: int) -> Iterator[list[Outcome]]:
+    """The outcomes of `tasks` on `executor`, a list per batch (`Batcher`),
+    or one per run for an executor that takes no batches (one with `run`
+    only)."""
     run_batches = getattr(executor, "run_batches", None)
     if run_batches is None:
         for outcome in executor.run(tasks):  # type: ignore[attr-defined]
             yield [outcome]
         return
-    batcher = Batcher(tasks, executor_jobs(executor, jobs), groups)
+    batcher = Batcher(tasks, executor_jobs(executor, jobs))
     for outcomes in run_batches(batcher.batches()):
         batcher.seen(outcomes)
         yield outcomes

@@ -571,10 +571,7 @@ class _Runner:
         try:
             if bar:
                 bar.start()
-            # A grid point's runs (its seeds) take about as long as each other.
-            groups = [json.dumps(p.point.params, sort_keys=True, default=repr) for p in todo]
-            jobs = self.jobs or default_jobs()
-            for outcomes in outcome_groups(runner, tasks, jobs, groups):
+            for outcomes in outcome_groups(runner, tasks, self.jobs or default_jobs()):
                 # A duplicate report of a run already stored is dropped.
                 fresh = [(o, by_key.pop(o.key)) for o in outcomes if o.key in by_key]
                 if not fresh:

@@ -147,8 +147,7 @@ def execute_in_campaign(
             for _ in done:
                 advance()
             tasks = [Task(k, planned[k][2]) for k in pending]
-            groups = [planned[k][0] for k in pending]  # a spec's seeds take about as long
-            for outcomes in outcome_groups(runner, tasks, workers, groups):
+            for outcomes in outcome_groups(runner, tasks, workers):
                 store.append(outcomes, points)
                 for outcome in outcomes:
                     i, seed, _ = planned[outcome.key]
