@@ -6,7 +6,8 @@ the reply, one write of the store's three tables. So runs go in batches,
 sized as they are handed out, from the run times seen so far:
 
 - runs are in groups by the shape of their description (`shape`: the
-  description with its numbers blanked out, and its duration): the seeds of
+  description with its numbers blanked out, and its duration within a
+  factor of two): the seeds of
   a grid point, or a study's runs of one scenario with other rates or start
   times, are one group; another topology, other sources or another duration
   are another. Each group's run time is estimated from its own runs, and a
@@ -50,13 +51,15 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 def shape(description: str) -> str:
     """The group of a run: its description's text with every number blanked
-    out, after its duration (runs of one kind and length take about as long
-    as each other, whatever their seed, rates or start times)."""
+    out, after its duration to within a factor of two (runs of one kind and
+    about one length take about as long as each other, whatever their seed,
+    rates or start times)."""
     try:
         duration = json.loads(description).get("duration_ps")
     except (ValueError, AttributeError):
         duration = None
-    return f"{duration}|{_NUMBER.sub('#', description)}"
+    octave = math.floor(math.log2(duration)) if isinstance(duration, int) and duration > 0 else None
+    return f"{octave}|{_NUMBER.sub('#', description)}"
 
 
 class Batcher:
