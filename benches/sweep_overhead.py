@@ -11,10 +11,11 @@ Overhead per run = (wall − Σ run wall / JOBS) / runs: the command's whole
 wall time (start-up, validation, hand-off, storing, compaction, the study's
 tables) less the time the workers spent inside the runs (each run's wall_s
 as its worker measured it, read back from the campaign), spread over the
-runs. The CPU time of the command and its workers (user + system) is the
-work done, less sensitive than wall time to what else loads the machine;
-the runs' own share is the same before and after a change of the
-machinery. With `--tree DIR` given several times, each DIR is a copy of the
+runs. "CPU" is the user + system time of the command's own process (the
+parent: planning, hand-off, storing, compaction, the study's tables), less
+sensitive than wall time to what else loads the machine; the workers are
+not in it (they are children of multiprocessing's forkserver, which the
+command does not wait for). With `--tree DIR` given several times, each DIR is a copy of the
 package (`python/` of a checkout, its `_core.abi3.so` beside it) and the
 trees take turns, `--repeat` rounds, so a before and an after share the
 machine's load. Prints a Markdown table (medians) and every measurement.
@@ -102,8 +103,8 @@ def measure(tree: Path, args: argparse.Namespace) -> dict[str, float]:
 
 
 def _children_cpu() -> float:
-    """User + system CPU time of the ended child processes and theirs (the
-    command, its workers): the work done, whatever else loads the machine."""
+    """User + system CPU time of the ended child processes (and of those
+    they waited for: not the workers, see the module's docstring)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -127,11 +128,14 @@ def main() -> None:
             print(
                 f"{tree}: {m['runs']} runs, wall {m['wall_s']:.2f} s, "
                 f"runs {m['run_s']:.2f} s, overhead {m['overhead_ms']:.3f} ms/run, "
-                f"CPU {m['cpu_s']:.2f} s",
+                f"parent CPU {m['cpu_s']:.2f} s",
                 flush=True,
             )
     what = f"{args.study}{' --quick' if args.quick else ''}" if args.study else "sweep"
-    print("\n| tree | case | runs | wall (s) | Σ run wall (s) | overhead per run (ms) | CPU (s) |")
+    print(
+        "\n| tree | case | runs | wall (s) | Σ run wall (s) | overhead per run (ms) "
+        "| parent CPU (s) |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|")
     for tree, ms in results.items():
         med = {k: statistics.median(m[k] for m in ms) for k in ms[0]}
