@@ -73,7 +73,8 @@ class Batcher:
         self._tasks = tasks
         self._group = group or (lambda task: shape(task.description))
         self._groups: list[Hashable] = []  # of the tasks given or looked at so far
-        self._group_of: dict[str, Hashable] = {}
+        self._group_of: dict[str, Hashable] = {}  # of the runs handed out, until seen
+        self._canonical: dict[Hashable, Hashable] = {}
         self._jobs = max(1, jobs)
         self._given = 0
         self.run_s: dict[Hashable, float] = {}  # the estimated wall time of a group's run
@@ -81,7 +82,10 @@ class Batcher:
     def _group_at(self, i: int) -> Hashable:
         while len(self._groups) <= i:
             task = self._tasks[len(self._groups)]
+            # One object per group, not one per run: a shape is as long as
+            # its description, and a sweep may hold a million runs.
             group = self._group(task)
+            group = self._canonical.setdefault(group, group)
             self._groups.append(group)
             self._group_of[task.key] = group
         return self._groups[i]
@@ -111,8 +115,9 @@ class Batcher:
         walls: dict[Hashable, list[float]] = {}
         for o in outcomes:
             wall = (o.info or {}).get("wall_s")
-            if isinstance(wall, int | float) and o.key in self._group_of:
-                walls.setdefault(self._group_of[o.key], []).append(float(wall))
+            group = self._group_of.pop(o.key, None)
+            if isinstance(wall, int | float) and group is not None:
+                walls.setdefault(group, []).append(float(wall))
         for group, values in walls.items():
             mean = sum(values) / len(values)
             old = self.run_s.get(group)
