@@ -186,6 +186,26 @@ def test_remote_cluster_matches_local_executor(cluster):
     assert got == local_results(tasks)
 
 
+def test_batches_on_a_cluster_match_the_local_executor(cluster):
+    from satcc.dask_executor import batch_key
+    from satcc.executors import Batch
+
+    tasks = make_tasks("1 s", range(1, 101))
+    batches = [Batch(tuple(tasks[i : i + 10])) for i in range(0, len(tasks), 10)]
+    assert len({batch_key(b) for b in batches}) == len(batches)
+    assert batch_key(Batch((tasks[0],))) == dask_key(tasks[0])
+    address = cluster.start(n_workers=2)
+    ex = connect(address, 2)
+    try:
+        assert ex.jobs == 2
+        groups = list(ex.run_batches(batches + batches[:1]))  # a repeated batch: twice
+    finally:
+        ex.close()
+    assert sorted(len(g) for g in groups) == [10] * 11
+    outcomes = [o for g in groups for o in g]
+    assert results(_unique(outcomes)) == local_results(tasks)
+
+
 def test_killed_worker_runs_are_retried(cluster):
     tasks = make_tasks("5000 s", range(1, 9))  # about 0.6 s each
     address = cluster.start(n_workers=2, allowed_failures=2)

@@ -1,17 +1,20 @@
 """Runs tasks on a Dask distributed cluster (or a LocalCluster started here).
 
 Same interface as `satcc.executors.LocalExecutor`: `run(tasks)` yields an
-`Outcome` per task in completion order, `close()` releases what was started.
-Every task is the module-level `satcc.executors.execute`, submitted under a
-key derived from the run key, so distinct runs are never deduplicated and the
-same run submitted twice (by two sweeps) is computed once.
+`Outcome` per task in completion order, `run_batches(batches)` a list per
+batch, `close()` releases what was started. Every task is the module-level
+`satcc.executors.execute_batch`, submitted under a key derived from the run
+keys (`batch_key`), so distinct runs are never deduplicated and the same
+runs submitted twice (by two sweeps) are computed once.
 
 Lost workers: Dask reschedules a task whose worker died on another worker,
 and marks it failed with `KilledWorker` once `allowed-failures` workers died
 running it. For a LocalCluster started here that limit is `retries`; a
 remote scheduler uses its own setting (start it with
 `DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=N` to match `--retries N`;
-Dask's default is 3). A run that exhausted its retries becomes a failed
+Dask's default is 3). A batch of several runs that exhausted its retries is
+split and its runs submitted again one by one, each with the same
+allowance; a single run that exhausted its retries becomes a failed
 `Outcome`; the iteration goes on.
 
 A running task cannot be cancelled: every task carries its own wall-clock
@@ -20,15 +23,17 @@ budget (`Task.max_wall_s`), enforced inside `execute`.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .executors import Outcome, Task, default_jobs, execute
+from .executors import Batch, Outcome, Task, default_jobs, execute_batch
 
 KEY_PREFIX = "satcc-run-"
+BATCH_PREFIX = "satcc-batch-"
 
 # Settings for a cluster started here (the scheduler runs in this process and
 # the nanny hands this configuration to the worker processes). The Rust core
@@ -53,6 +58,22 @@ THREADS_REFRESH_S = 5.0
 
 def dask_key(task: Task) -> str:
     return f"{KEY_PREFIX}{task.key}"
+
+
+def batch_key(batch: Batch) -> str:
+    """A batch of one run goes under that run's key; a longer one under a
+    digest of its runs' keys (the same runs submitted twice, by two sweeps,
+    are computed once)."""
+    if len(batch.tasks) == 1:
+        return dask_key(batch.tasks[0])
+    digest = hashlib.sha256("\n".join(t.key for t in batch.tasks).encode()).hexdigest()[:20]
+    return f"{BATCH_PREFIX}{digest}"
+
+
+def _workers_lost(exc: BaseException) -> bool:
+    from distributed.scheduler import KilledWorker
+
+    return isinstance(exc, KilledWorker)
 
 
 def _quiet_logs() -> None:
@@ -136,9 +157,9 @@ class DaskExecutor:
 
     # -- helpers ---------------------------------------------------------
 
-    def _limit(self) -> int:
-        if self.max_in_flight is not None:
-            return max(1, self.max_in_flight)
+    @property
+    def jobs(self) -> int:
+        """The worker threads of the cluster (re-read every THREADS_REFRESH_S)."""
         now = time.monotonic()
         if now - self._threads_read > THREADS_REFRESH_S:
             try:
@@ -146,56 +167,74 @@ class DaskExecutor:
             except Exception:  # keep the last value; the scheduler may be busy
                 pass
             self._threads_read = now
-        return max(8, IN_FLIGHT_PER_THREAD * self._threads)
+        return self._threads
 
-    def _submit(self, task: Task, key: str) -> Any:
+    def _limit(self) -> int:
+        if self.max_in_flight is not None:
+            return max(1, self.max_in_flight)
+        return max(8, IN_FLIGHT_PER_THREAD * self.jobs)
+
+    def _submit(self, batch: Batch, key: str) -> Any:
         if self._cancels:
             # Runs of an interrupted sweep were cancelled: their futures are
             # released asynchronously, and a future of the same key submitted
             # meanwhile would be released (cancelled) with them. Fresh keys.
             key = f"{key}-{self._cancels}"
-        return self.client.submit(execute, task, key=key, retries=self.retries)
+        return self.client.submit(execute_batch, batch, key=key, retries=self.retries)
 
     # -- the Executor interface -------------------------------------------
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        for outcomes in self.run_batches(Batch((task,)) for task in tasks):
+            yield from outcomes
+
+    def run_batches(self, batches: Iterable[Batch]) -> Iterator[list[Outcome]]:
+        """The outcomes of each batch, in completion order. A batch of
+        several runs whose every worker died is split: its runs go again one
+        by one (a run that kills its worker then takes no batch-mate down)."""
         from distributed import as_completed
 
-        source = iter(tasks)
+        source = iter(batches)
+        alone: deque[Batch] = deque()  # the runs of a lost batch, one by one
         exhausted = False
-        # Dask key -> [task, how many identical tasks wait for this result]
+        # Dask key -> [batch, how many identical batches wait for this result]
         in_flight: dict[str, list[Any]] = {}
         futures: dict[str, Any] = {}
-        owner: dict[str, str] = {}  # Dask key of a future -> its run's key in in_flight
-        ready: deque[Outcome] = deque()
+        owner: dict[str, str] = {}  # Dask key of a future -> its batch's key in in_flight
+        ready: deque[list[Outcome]] = deque()
         completed = as_completed()
 
         def refill() -> None:
             nonlocal exhausted
             limit = self._limit()
-            while not exhausted and len(in_flight) < limit:
-                try:
-                    task = next(source)
-                except StopIteration:
-                    exhausted = True
+            while len(in_flight) < limit:
+                if alone:
+                    batch = alone.popleft()
+                elif exhausted:
                     return
-                key = dask_key(task)
-                if key in in_flight:  # the same run twice: compute it once
+                else:
+                    try:
+                        batch = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        return
+                key = batch_key(batch)
+                if key in in_flight:  # the same runs twice: compute them once
                     in_flight[key][1] += 1
                     continue
                 try:
-                    fut = self._submit(task, key)
-                except Exception as e:  # e.g. the task cannot be serialised
-                    ready.append(_failure(task, e))
+                    fut = self._submit(batch, key)
+                except Exception as e:  # e.g. the batch cannot be serialised
+                    ready.append([_failure(task, e) for task in batch.tasks])
                     continue
-                in_flight[key] = [task, 1]
+                in_flight[key] = [batch, 1]
                 futures[key] = fut
                 owner[fut.key] = key
                 completed.add(fut)
 
         try:
             refill()
-            while ready or in_flight:
+            while ready or in_flight or alone:
                 while ready:
                     yield ready.popleft()
                 if not in_flight:
@@ -203,17 +242,23 @@ class DaskExecutor:
                     continue
                 fut = next(completed)
                 key = owner.pop(fut.key)
-                task, copies = in_flight.pop(key)
+                batch, copies = in_flight.pop(key)
                 futures.pop(key, None)
+                outcomes: list[Outcome] | None
                 try:
-                    outcome = fut.result()
+                    outcomes = fut.result()
                 except Exception as e:  # lost workers, cancellation: data, not a crash
-                    outcome = _failure(task, e)
+                    if len(batch.tasks) > 1 and _workers_lost(e):
+                        alone.extend(Batch((task,)) for task in batch.tasks)
+                        outcomes = None
+                    else:
+                        outcomes = [_failure(task, e) for task in batch.tasks]
                 fut.release()  # the scheduler may forget it (and not recompute it)
                 del fut
-                refill()  # keep workers busy before handing the outcome over
-                for i in range(copies):
-                    yield outcome if i == 0 else _copy(outcome)
+                refill()  # keep workers busy before handing the outcomes over
+                if outcomes is not None:
+                    for i in range(copies):
+                        yield outcomes if i == 0 else _copy(outcomes)
         finally:
             # Consumer stopped early (break, Ctrl-C): drop what is pending.
             # Running tasks finish on their own (each has a wall budget).
@@ -248,7 +293,7 @@ class DaskExecutor:
         self.close()
 
 
-def _copy(outcome: Outcome) -> Outcome:
+def _copy(outcomes: list[Outcome]) -> list[Outcome]:
     import copy
 
-    return copy.deepcopy(outcome)
+    return copy.deepcopy(outcomes)

@@ -5,6 +5,10 @@ and event budget), so it crosses process and network boundaries as it is.
 `execute(task)` runs it in whatever process receives it and returns an
 `Outcome` — never raises for a failed run, so one bad run cannot take a
 sweep down. Executors yield outcomes as runs finish, in completion order.
+A `Batch` is several tasks for one worker call (`execute_batch`): what a
+sweep or a study hands over when its runs are short, so that the hand-off,
+the reply and the store's write are paid once per batch, not once per run;
+`run_batches` yields each batch's outcomes together.
 
 - `LocalExecutor`: local processes (the default; embedded, nothing to start).
 - `satcc.dask_executor.DaskExecutor`: a Dask distributed cluster, or a
@@ -51,6 +55,16 @@ class Task:
     description: str
     max_wall_s: float = DEFAULT_MAX_WALL_S
     max_events: int | None = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Several runs for one call to a worker (`execute_batch`): one
+    hand-off, one reply and one store write for all of them instead of one
+    each (satcc.batches sizes them). Every run keeps its own budget and
+    outcome."""
+
+    tasks: tuple[Task, ...]
 
 
 @dataclass
@@ -154,6 +168,13 @@ def execute(task: Task) -> Outcome:
         )
 
 
+def execute_batch(batch: Batch) -> list[Outcome]:
+    """Runs a batch's tasks one after the other in this process: one run
+    failing or over its budget is its own failed Outcome, its batch-mates
+    run on."""
+    return [execute(task) for task in batch.tasks]
+
+
 class Executor(Protocol):
     """Runs tasks and yields their outcomes as they finish."""
 
@@ -164,6 +185,15 @@ class Executor(Protocol):
     def terminate(self) -> None:
         """Stops at once, abandoning the runs in flight (Ctrl-C)."""
         ...
+
+
+class BatchExecutor(Executor, Protocol):
+    """An executor that also takes batches (both of satcc's do): one list of
+    outcomes per batch, the batch's runs that finished, in completion order
+    of the batches. A caller given an executor without `run_batches` hands it
+    single tasks (`run`)."""
+
+    def run_batches(self, batches: Iterable[Batch]) -> Iterator[list[Outcome]]: ...
 
 
 def default_jobs() -> int:
@@ -178,10 +208,12 @@ def default_jobs() -> int:
 class LocalExecutor:
     """Local worker processes. A worker that dies (killed, out of memory)
     breaks the pool: the pool is rebuilt and the runs that were in flight are
-    retried, up to `retries` times each. At most AHEAD_PER_JOB runs per
-    worker are submitted at a time, so the executor's memory does not grow
-    with the size of the sweep. Workers end with the process that started
-    them, however it ends (see _worker_init)."""
+    retried, up to `retries` times each (counted per run: a batch that was
+    in flight is retried as single runs, so that a run that kills its worker
+    takes no batch-mate down with it). At most AHEAD_PER_JOB tasks or
+    batches per worker are submitted at a time, so the executor's memory
+    does not grow with the size of the sweep. Workers end with the process
+    that started them, however it ends (see _worker_init)."""
 
     def __init__(self, jobs: int | None = None, retries: int = 2):
         self.jobs = jobs or default_jobs()
@@ -192,19 +224,25 @@ class LocalExecutor:
         return process_pool(self.jobs, _worker_init, (os.getpid(),))
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
+        for outcomes in self.run_batches(Batch((task,)) for task in tasks):
+            yield from outcomes
+
+    def run_batches(self, batches: Iterable[Batch]) -> Iterator[list[Outcome]]:
         if self.jobs == 1:
-            for task in tasks:
-                yield execute(task)
+            for batch in batches:
+                yield execute_batch(batch)
             return
-        pending = _Pending(tasks)
+        pending = _Pending(batches)
         attempts: dict[str, int] = {}
         while pending:
             yield from self._run_on_one_pool(pending, attempts)
 
-    def _run_on_one_pool(self, pending: _Pending, attempts: dict[str, int]) -> Iterator[Outcome]:
-        """Run pending tasks until they are all done or the pool breaks."""
+    def _run_on_one_pool(
+        self, pending: _Pending, attempts: dict[str, int]
+    ) -> Iterator[list[Outcome]]:
+        """Run pending batches until they are all done or the pool breaks."""
         pool = self._pool = self._pool or self._new_pool()
-        in_flight: dict[cf.Future, Task] = {}
+        in_flight: dict[cf.Future, Batch] = {}
         broken = False
         while True:
             broken = broken or not self._fill(pool, in_flight, pending)
@@ -213,13 +251,13 @@ class LocalExecutor:
             done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
             raise_if_terminated()
             for fut in done:
-                task = in_flight.pop(fut)
+                batch = in_flight.pop(fut)
                 try:
                     yield fut.result()
                 except cf.process.BrokenProcessPool:
                     broken = True
-                    failed = self._retry(task, attempts, pending)
-                    if failed is not None:
+                    failed = self._retry(batch, attempts, pending)
+                    if failed:
                         yield failed
         if broken:
             # As abandoning one: its manager thread is waited for, or the
@@ -229,27 +267,31 @@ class LocalExecutor:
             self._pool = None
 
     def _fill(
-        self, pool: cf.ProcessPoolExecutor, in_flight: dict[cf.Future, Task], pending: _Pending
+        self, pool: cf.ProcessPoolExecutor, in_flight: dict[cf.Future, Batch], pending: _Pending
     ) -> bool:
-        """Submit pending tasks up to the limit; False if the pool is broken."""
+        """Submit pending batches up to the limit; False if the pool is broken."""
         while len(in_flight) < AHEAD_PER_JOB * self.jobs:
-            task = pending.take()
-            if task is None:
+            batch = pending.take()
+            if batch is None:
                 return True
             try:
-                in_flight[pool.submit(execute, task)] = task
+                in_flight[pool.submit(execute_batch, batch)] = batch
             except cf.process.BrokenProcessPool:
-                pending.put_back(task)
+                pending.put_back(batch)
                 return False
         return True
 
-    def _retry(self, task: Task, attempts: dict[str, int], pending: _Pending) -> Outcome | None:
-        """A run whose worker died: retried, or failed once out of retries."""
-        attempts[task.key] = attempts.get(task.key, 0) + 1
-        if attempts[task.key] > self.retries:
-            return Outcome(task.key, False, error=f"{WORKER_DIED} (no retries left)")
-        pending.put_back(task)
-        return None
+    def _retry(self, batch: Batch, attempts: dict[str, int], pending: _Pending) -> list[Outcome]:
+        """The runs of a batch whose worker died: each retried alone, or
+        failed once out of retries (those are returned)."""
+        failed = []
+        for task in batch.tasks:
+            attempts[task.key] = attempts.get(task.key, 0) + 1
+            if attempts[task.key] > self.retries:
+                failed.append(Outcome(task.key, False, error=f"{WORKER_DIED} (no retries left)"))
+            else:
+                pending.put_back(Batch((task,)))
+        return failed
 
     def close(self) -> None:
         if self._pool is not None:
@@ -313,30 +355,30 @@ def abandon_pool(pool: cf.ProcessPoolExecutor) -> None:
         manager.join(timeout=5)
 
 
-# Runs submitted ahead per worker: enough to keep every worker busy while the
-# caller stores an outcome, few enough that a million-run sweep holds a
-# handful of futures, not a million (and Ctrl-C has little to cancel).
+# Tasks or batches submitted ahead per worker: enough to keep every worker
+# busy while the caller stores outcomes, few enough that a million-run sweep
+# holds a handful of futures, not a million (and Ctrl-C has little to cancel).
 AHEAD_PER_JOB = 2
 
 
 class _Pending:
-    """The tasks still to submit: those to retry first, then the caller's."""
+    """The batches still to submit: those to retry first, then the caller's."""
 
-    def __init__(self, tasks: Iterable[Task]):
-        self._retry: deque[Task] = deque()
-        self._source = iter(tasks)
-        self._next: Task | None = None
+    def __init__(self, batches: Iterable[Batch]):
+        self._retry: deque[Batch] = deque()
+        self._source = iter(batches)
+        self._next: Batch | None = None
 
-    def take(self) -> Task | None:
+    def take(self) -> Batch | None:
         if self._retry:
             return self._retry.popleft()
         if self._next is not None:
-            task, self._next = self._next, None
-            return task
+            batch, self._next = self._next, None
+            return batch
         return next(self._source, None)
 
-    def put_back(self, task: Task) -> None:
-        self._retry.append(task)
+    def put_back(self, batch: Batch) -> None:
+        self._retry.append(batch)
 
     def __bool__(self) -> bool:
         if self._retry or self._next is not None:

@@ -13,9 +13,11 @@ normalised description and the satcc version; runs whose key the campaign
 already holds with status ok are skipped, so re-running a sweep, or resuming
 one that was killed, computes only what is missing.
 
-Flush policy: every outcome is appended to the store as soon as the executor
-yields it (one set of Parquet parts per run, written atomically), before the
-next outcome is awaited; a `kill -9` therefore loses only the runs in flight.
+Runs go to the workers in batches (satcc.batches: short runs together, a
+run of a quarter of a second or more alone). Flush policy: every batch's
+outcomes are appended to the store as soon as the executor yields them (one
+set of Parquet parts per batch, written atomically), before the next batch
+is awaited; a `kill -9` therefore loses only the batches in flight.
 At the end of a sweep that wrote more than COMPACT_AFTER parts the parts are
 compacted into one.
 """
@@ -38,11 +40,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .batches import outcome_groups
 from .executors import (
     DEFAULT_MAX_WALL_S,
     WORKERS_DIED_HINT,
     Outcome,
     Task,
+    default_jobs,
     refuse_while_importing,
     worker_died,
 )
@@ -289,29 +293,50 @@ class PlannedRun:
 def plan(scenario: Scenario, points: Iterable[SweepPoint]) -> list[PlannedRun]:
     """Validate every point (before anything runs) and give each its key; a
     bad value raises ScenarioError naming the point and the key path.
-    Points that turn out identical are kept once."""
+    Points that turn out identical are kept once. The seeds of one grid
+    point (which share its params object, `Grid.points`) are validated once:
+    the others' descriptions differ only by their seed (`Scenario.reseeded`)."""
     runs: dict[str, PlannedRun] = {}
+    last: tuple[dict[str, Any], dict] | None = None  # the previous point's params, description
     for point in points:
-        text, seed = _validated(scenario, point)
+        if last is not None and last[0] is point.params and point.seed is not None:
+            desc = _reseeded(scenario, last[1], point)
+        else:
+            desc = _validated_description(scenario, point)
+            last = (point.params, desc)
+        text = normalised_json(desc)
         key = run_key(text)
         if key not in runs:
-            runs[key] = PlannedRun(key, text, RunPoint(dict(point.params), seed))
+            runs[key] = PlannedRun(key, text, RunPoint(dict(point.params), int(desc["seed"])))
     return list(runs.values())
 
 
 def _validated(scenario: Scenario, point: SweepPoint) -> tuple[str, int]:
     """The normalised description of one point, and its seed."""
+    desc = _validated_description(scenario, point)
+    return normalised_json(desc), int(desc["seed"])
+
+
+def _validated_description(scenario: Scenario, point: SweepPoint) -> dict:
     variant = scenario.copy()
     try:
         for k, v in point.params.items():
             # A grid key into an entry the scenario lacks is a typo, not a new entry.
             variant.set(k, v, new_entries=False)
-        desc = variant.validate(seed=point.seed)
+        return variant.validate(seed=point.seed)
     except ScenarioError as e:
-        raise ScenarioError(
-            f"sweep point {point.label()}", e.path, e.reason, errors=e.errors
-        ) from None
-    return normalised_json(desc), int(desc["seed"])
+        raise _at_point(point, e) from None
+
+
+def _reseeded(scenario: Scenario, desc: dict, point: SweepPoint) -> dict:
+    try:
+        return scenario.reseeded(desc, point.seed)
+    except ScenarioError as e:
+        raise _at_point(point, e) from None
+
+
+def _at_point(point: SweepPoint, e: ScenarioError) -> ScenarioError:
+    return ScenarioError(f"sweep point {point.label()}", e.path, e.reason, errors=e.errors)
 
 
 # ---------------------------------------------------------------------------
@@ -521,7 +546,7 @@ def _check_options(max_wall_s: float, retries: int, jobs: int | None) -> None:
 
 @dataclass
 class _Runner:
-    """Runs what a campaign lacks and stores each outcome as it comes."""
+    """Runs what a campaign lacks and stores each batch's outcomes as they come."""
 
     executor: Any
     jobs: int | None
@@ -539,24 +564,27 @@ class _Runner:
         if not todo:
             return
         by_key = {p.key: p.point for p in todo}
-        tasks = (Task(p.key, p.description, max_wall_s=self.max_wall_s) for p in todo)
+        tasks = [Task(p.key, p.description, max_wall_s=self.max_wall_s) for p in todo]
         bar = _Bar(len(planned), counts.skipped) if self.progress else None
         watch = SeedWatch(len({p.point.seed for p in todo}))
         runner = make_executor(self.executor, self.jobs, self.scheduler, self.retries)
         try:
             if bar:
                 bar.start()
-            for outcome in runner.run(tasks):
-                point = by_key.pop(outcome.key, None)
-                if point is None:
-                    continue  # a duplicate report of a run already stored
+            for outcomes in outcome_groups(runner, tasks, self.jobs or default_jobs()):
+                # A duplicate report of a run already stored is dropped.
+                fresh = [(o, by_key.pop(o.key)) for o in outcomes if o.key in by_key]
+                if not fresh:
+                    continue
                 with deferred_interrupts():
-                    store.append([outcome], {outcome.key: point})
-                    _count(counts, outcome)
-                warning = watch.see(outcome, point.seed, point.params)
-                if warning:
-                    counts.warnings.append(warning)
-                    _warn(warning, bar)
+                    store.append([o for o, _ in fresh], [point for _, point in fresh])
+                    for outcome, _ in fresh:
+                        _count(counts, outcome)
+                for outcome, point in fresh:
+                    warning = watch.see(outcome, point.seed, point.params)
+                    if warning:
+                        counts.warnings.append(warning)
+                        _warn(warning, bar)
                 if bar:
                     bar.update(counts)
         except KeyboardInterrupt:

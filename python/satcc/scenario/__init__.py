@@ -273,6 +273,11 @@ class Scenario:
         _check_tree(self._data, (), self._source)
         return validation.validate(self._data, self._source, _default_name(self._source), seed)
 
+    def reseeded(self, desc: dict, seed: int) -> dict:
+        """validate(seed), given `desc` = validate(another seed) of this
+        scenario unchanged since, without validating again."""
+        return validation.reseeded(desc, seed, self._source)
+
     def to_toml(self) -> str:
         """TOML text that loads back to an equal dict."""
         _check_tree(self._data, (), self._source)

@@ -37,6 +37,7 @@ from rich.progress import (
 )
 
 from satcc import _core, fmt
+from satcc.batches import outcome_groups
 from satcc.build import build_id
 from satcc.executors import (
     WORKERS_DIED_HINT,
@@ -109,8 +110,8 @@ def execute_in_campaign(
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """Like `execute`, but every run goes through a campaign store
     (docs/campaigns.md): runs already there are read back, not recomputed,
-    and each finished run is stored at once, so an interrupted reproduction
-    resumes where it stopped. Run keys carry the build identity
+    and each batch of finished runs is stored at once (satcc.batches), so an
+    interrupted reproduction resumes where it stopped. Run keys carry the build identity
     (satcc.build), so a run is reused only by the build that computed it;
     the campaign folder is the build's (`reproduce` removes those of other
     builds). The runs
@@ -145,16 +146,18 @@ def execute_in_campaign(
         with _ProgressBar(progress, study, len(planned)) as advance:
             for _ in done:
                 advance()
-            for outcome in runner.run(Task(k, planned[k][2]) for k in pending):
-                store.append([outcome], points)
-                i, seed, _ = planned[outcome.key]
-                if not outcome.ok:
-                    hint = f"; {WORKERS_DIED_HINT}" if worker_died(outcome.error) else ""
-                    raise RunFailed(
-                        f"run {specs[i].label!r} with seed {seed} failed: {outcome.error}{hint}"
-                    )
-                results[(i, seed)] = outcome.summary
-                advance()
+            tasks = [Task(k, planned[k][2]) for k in pending]
+            for outcomes in outcome_groups(runner, tasks, workers):
+                store.append(outcomes, points)
+                for outcome in outcomes:
+                    i, seed, _ = planned[outcome.key]
+                    if not outcome.ok:
+                        hint = f"; {WORKERS_DIED_HINT}" if worker_died(outcome.error) else ""
+                        raise RunFailed(
+                            f"run {specs[i].label!r} with seed {seed} failed: {outcome.error}{hint}"
+                        )
+                    results[(i, seed)] = outcome.summary
+                    advance()
     except BaseException:
         runner.terminate()
         raise
@@ -168,14 +171,22 @@ def execute_in_campaign(
 
 def plan_runs(specs: list[RunSpec], seeds: list[int]) -> dict[str, tuple[int, int, str]]:
     """Every (spec, seed) of a study by run key: (spec index, seed, normalised
-    description)."""
+    description). A spec is validated once; its other seeds' descriptions
+    differ only by the seed (`Scenario.reseeded`)."""
     planned: dict[str, tuple[int, int, str]] = {}
     for i, spec in enumerate(specs):
+        scenario = Scenario.from_dict(spec.scenario)
+        validated: dict | None = None  # one validation per spec: seeds only reseed it
         for seed in spec.seeds or seeds:
             try:
-                description = normalised_json(Scenario.from_dict(spec.scenario).validate(seed=seed))
+                if validated is None:
+                    validated = scenario.validate(seed=seed)
+                    desc = validated
+                else:
+                    desc = scenario.reseeded(validated, seed)
             except Exception as e:  # the study's own scenario: a bug, not user input
                 raise _run_failed(spec, _Task(i, seed), e) from e
+            description = normalised_json(desc)
             planned[run_key(description)] = (i, seed, description)
     return planned
 
