@@ -218,7 +218,10 @@ def test_unknown_key_gets_a_suggestion():
         "tcp.bulk.recieve_buffer",
         'unknown key "recieve_buffer" (did you mean "receive_buffer"?',
     )
-    allowed = "allowed: abc, abc_limit, abr, adv_win_scale, app, clock_granularity, clp, congestion_control,"
+    allowed = (
+        "allowed: abc, abc_limit, abr, adv_win_scale, app, clock_granularity, clp, "
+        "congestion_control,"
+    )
     assert allowed in error.reason
 
 
