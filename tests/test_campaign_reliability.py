@@ -13,9 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 import satcc
+from campaign_helpers import stored_runs, wait_stored
 from satcc import _core, sweeps
 from satcc import store as store_module
 from satcc.store import Campaign, CampaignError, RunPoint
@@ -118,16 +118,6 @@ def test_cli_bookkeeping_refusal_exits_2(tmp_path, monkeypatch, capsys):
 # Helpers for sweeps in subprocesses
 
 
-def _stored_runs(campaign: Path) -> int:
-    n = 0
-    for part in sorted((campaign / "runs").glob("part-*.parquet")):
-        try:
-            n += pq.read_metadata(part).num_rows
-        except OSError:
-            pass  # compacted away meanwhile
-    return n
-
-
 def _start_sweep(scenario: Path, campaign: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [*CLI, "sweep", str(scenario), "--campaign", str(campaign), "--quiet", *args],
@@ -136,14 +126,6 @@ def _start_sweep(scenario: Path, campaign: Path, *args: str) -> subprocess.Popen
         text=True,
         start_new_session=True,
     )
-
-
-def _wait_stored(proc: subprocess.Popen, campaign: Path, runs: int, bound_s: float = 180) -> None:
-    deadline = time.monotonic() + bound_s
-    while _stored_runs(campaign) < runs:
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "sweep too slow"
-        time.sleep(0.02)
 
 
 def _processes() -> dict[int, tuple[int, str, str]]:
@@ -214,7 +196,7 @@ def test_two_sweeps_at_once_compute_each_run_once(tmp_path):
     first = _start_sweep(scenario, campaign, *args)
     second = None
     try:
-        _wait_stored(first, campaign, 1)
+        wait_stored(first, campaign, 1)
         second = _start_sweep(scenario, campaign, *args)
         out1, err1 = first.communicate(timeout=300)
         out2, err2 = second.communicate(timeout=300)
@@ -231,14 +213,14 @@ def test_two_sweeps_at_once_compute_each_run_once(tmp_path):
     assert final_line(out2) == (20, 0, 20, 0)
     runs = Campaign.open(campaign).runs()
     assert len(runs) == 20 and runs["key"].is_unique
-    assert _stored_runs(campaign) == 20
+    assert stored_runs(campaign) == 20
 
 
 def test_no_wait_refuses_a_campaign_in_use(tmp_path):
     scenario, campaign = tiny(tmp_path, duration="32000 s", sample="100 s"), tmp_path / "c"
     first = _start_sweep(scenario, campaign, "--seeds", "1..20", "--jobs", "1")
     try:
-        _wait_stored(first, campaign, 1)
+        wait_stored(first, campaign, 1)
         done = subprocess.run(
             [*CLI, "sweep", str(scenario), "--campaign", str(campaign), "--seeds", "1..20"]
             + ["--no-wait", "-q"],
@@ -260,7 +242,7 @@ def test_the_lock_is_released_by_a_killed_holder(tmp_path):
     scenario, campaign = tiny(tmp_path, duration="32000 s", sample="100 s"), tmp_path / "c"
     first = _start_sweep(scenario, campaign, "--seeds", "1..3", "--jobs", "1")
     try:
-        _wait_stored(first, campaign, 1)
+        wait_stored(first, campaign, 1)
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.communicate()
@@ -446,7 +428,7 @@ def test_sigterm_stops_the_sweep_keeps_finished_runs_and_exits_143(tmp_path):
     # flight, and leave no worker behind.
     scenario, campaign = tiny(tmp_path, duration="32000 s", sample="100 s"), tmp_path / "c"
     proc = _start_sweep(scenario, campaign, "--seeds", "1..20", "--jobs", "2")
-    out, err, left = _terminate_when(proc, lambda: _wait_stored(proc, campaign, 2))
+    out, err, left = _terminate_when(proc, lambda: wait_stored(proc, campaign, 2))
     assert proc.returncode == 143, err
     assert "error: terminated" in err
     total, now, skipped, failed = final_line(out)
@@ -490,7 +472,7 @@ def test_no_process_outlives_a_killed_sweep(tmp_path, executor):
     proc = _start_sweep(scenario, campaign, *args)
     tree: dict[int, str] = {}
     try:
-        _wait_stored(proc, campaign, 1)
+        wait_stored(proc, campaign, 1)
         tree = _descendants(proc.pid)
         assert len(tree) >= 2
         proc.kill()

@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 import satcc
+from campaign_helpers import stored_runs, wait_stored
 from satcc import _core
 from satcc.cli import run_cli
 from satcc.scenario import ScenarioError
@@ -540,16 +540,6 @@ def test_cli_help_mentions_examples():
 # kill -9 and resume
 
 
-def _stored_runs(campaign: Path) -> int:
-    n = 0
-    for part in sorted((campaign / "runs").glob("part-*.parquet")):
-        try:
-            n += pq.read_metadata(part).num_rows
-        except (FileNotFoundError, OSError):
-            pass
-    return n
-
-
 def test_kill_9_then_resume(tmp_path):
     # ~40 runs of ~0.1-0.3 s each, one at a time.
     scenario = tiny(tmp_path, duration="1200 s", sample="100 s")
@@ -574,17 +564,13 @@ def test_kill_9_then_resume(tmp_path):
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 60
-        while _stored_runs(campaign) < 10:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "sweep too slow"
-            time.sleep(0.02)
+        wait_stored(proc, campaign, 10, bound_s=60)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-    before = _stored_runs(campaign)
+    before = stored_runs(campaign)
     assert 10 <= before < 40
     # No process of the killed group survives.
     time.sleep(0.1)
@@ -642,11 +628,7 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_runs(tmp_path):
         preexec_fn=_default_sigint,
     )
     try:
-        deadline = time.monotonic() + 180
-        while _stored_runs(campaign) < 2:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "sweep too slow"
-            time.sleep(0.02)
+        wait_stored(proc, campaign, 2)
         os.killpg(proc.pid, signal.SIGINT)
         t0 = time.monotonic()
         out, err = proc.communicate(timeout=60)

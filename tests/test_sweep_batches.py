@@ -10,12 +10,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
+from campaign_helpers import stored_runs, wait_stored
 from satcc.batches import MAX_BATCH_RUNS, TARGET_BATCH_S, Batcher, shape
 from satcc.executors import (
     WORKER_DIED,
@@ -288,16 +287,6 @@ def test_a_worker_killed_mid_batch_loses_no_run():
 # kill -9 of a batched sweep, then resume
 
 
-def _stored_runs(campaign: Path) -> int:
-    n = 0
-    for part in sorted((campaign / "runs").glob("part-*.parquet")):
-        try:
-            n += pq.read_metadata(part).num_rows
-        except (FileNotFoundError, OSError):
-            pass
-    return n
-
-
 def _sweep_cmd(campaign: Path) -> list[str]:
     return [
         sys.executable,
@@ -325,17 +314,13 @@ def test_a_batched_sweep_killed_with_sigkill_resumes_to_the_uninterrupted_result
         _sweep_cmd(killed), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     try:
-        deadline = time.monotonic() + 120
-        while _stored_runs(killed) < 50:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "sweep too slow"
-            time.sleep(0.01)
+        wait_stored(proc, killed, 50, bound_s=120, poll_s=0.01)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
-    before = _stored_runs(killed)
+    before = stored_runs(killed)
     assert 50 <= before < 1000
     resumed = subprocess.run(_sweep_cmd(killed), capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
