@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from satcc.bench import PROBE_SOURCES, SCENARIOS, find_probe, run_probe
+from satcc.bench import PROBE_SOURCES, SCENARIOS, find_probe, run_in_subprocess, run_probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from b2_vs_ns2 import VARIANTS, run_ns2  # noqa: E402
@@ -53,18 +53,7 @@ def _env(tree: str) -> dict[str, str]:
 def run_bench(tree: str, name: str, seconds: float, scenario: dict) -> dict:
     """One benchmark in a fresh interpreter on `tree`: satcc.bench's figures
     plus the whole process's wall time."""
-    t0 = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-m", "satcc.bench", name, str(seconds)],
-        input=json.dumps(scenario),
-        env=_env(tree),
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    row = json.loads(out.stdout)
-    row["process_wall_s"] = time.perf_counter() - t0
-    return row
+    return run_in_subprocess(name, seconds, scenario, env=_env(tree))
 
 
 def startup(tree: str) -> float:

@@ -232,10 +232,19 @@ def _measure_in_subprocess(name: str, seconds: float, params: dict | None = None
     what building it imports (B3: the study package, with scipy and pandas)
     counts in neither the process's time nor its memory."""
     scenario = SCENARIOS[name][0](seconds, **(params or {}))
+    return run_in_subprocess(name, seconds, scenario)
+
+
+def run_in_subprocess(
+    name: str, seconds: float, scenario: dict, env: dict[str, str] | None = None
+) -> dict:
+    """`measure` of `scenario` in a fresh interpreter (with `env`, e.g.
+    another build's PYTHONPATH), plus the whole process's wall time."""
     t0 = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-m", "satcc.bench", name, str(seconds)],
         input=json.dumps(scenario),
+        env=env,
         check=True,
         capture_output=True,
         text=True,
