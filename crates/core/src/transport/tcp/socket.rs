@@ -52,6 +52,7 @@ mod ecn;
 mod handshake;
 mod rack_tlp;
 mod rate_based;
+mod receive;
 mod recovery;
 mod segments;
 mod window_validation;
@@ -314,10 +315,6 @@ impl TcpSocket {
     pub(crate) fn rto(&self) -> Duration {
         self.rtt.rto()
     }
-    /// The window this socket advertises, in bytes.
-    pub(crate) fn advertised_window(&self) -> u64 {
-        self.rwin.advertised(self.rx.held_bytes(), self.my_shift)
-    }
     /// The connection's parameters.
     pub(crate) fn config(&self) -> &TcpConfig {
         &self.cfg
@@ -396,26 +393,6 @@ impl TcpSocket {
         }
         if h.flags & TCP_ACK != 0 {
             self.on_ack(now, &h, pdu.header.sack_blocks(), len, out);
-        }
-    }
-
-    // ----- receiving data -----
-
-    fn on_data(&mut self, now: Time, seq: u64, len: u64) {
-        let a = self.rx.receive(seq, len);
-        self.delivered += a.delivered;
-        if a.delivered > 0 {
-            self.rwin.on_in_order(len);
-        }
-        if a.out_of_order || a.filled_hole || a.duplicate {
-            self.ack_now = true;
-            return;
-        }
-        self.unacked_segments += 1;
-        if !self.cfg.delayed_ack || self.unacked_segments >= 2 {
-            self.ack_now = true;
-        } else if !self.delack_timer.is_armed() {
-            self.delack_timer.arm(now, self.cfg.delayed_ack_timeout);
         }
     }
 
