@@ -23,19 +23,29 @@ while True:
 """
 
 # One probe every 50 ms for `seconds`: "time since the first  RTT in ms".
+# A reply that comes after its probe's 40 ms timeout is read and thrown
+# away by a later probe, which waits for its own (matched by the send
+# time the datagram carries): otherwise one late reply would pair every
+# later probe with its predecessor's reply, 50 ms off.
 PROBE = """
 import socket, struct, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(0.04)
 t0 = time.monotonic()
 while time.monotonic() - t0 < {seconds}:
     sent = time.monotonic()
     s.sendto(struct.pack("!d", sent), ("10.77.0.2", 7777))
-    try:
-        (t,) = struct.unpack("!d", s.recvfrom(64)[0][:8])
-        print(f"{{t - t0:.6f}} {{(time.monotonic() - t) * 1e3:.4f}}", flush=True)
-    except socket.timeout:
-        pass
+    while True:
+        left = sent + 0.04 - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            (t,) = struct.unpack("!d", s.recvfrom(64)[0][:8])
+        except socket.timeout:
+            break
+        if t == sent:
+            print(f"{{t - t0:.6f}} {{(time.monotonic() - t) * 1e3:.4f}}", flush=True)
+            break
     time.sleep(max(0.0, 0.05 - (time.monotonic() - sent)))
 """
 
