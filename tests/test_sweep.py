@@ -281,7 +281,9 @@ def test_an_outcome_of_another_build_is_stored_as_a_failure(tmp_path):
     c = Campaign.open(tmp_path / "c", create_with={"satcc_version": _core.version()})
     good = Outcome("k1", True, {"run.events": 1}, info={"satcc_build": build_id_now()})
     stale = Outcome("k2", True, {"run.events": 1}, info={"satcc_build": "0000000000000000"})
-    c.append([good, stale], [RunPoint({}, 1), RunPoint({}, 2)])
+    stored = c.append([good, stale], [RunPoint({}, 1), RunPoint({}, 2)])
+    # What the caller goes on with is what was stored.
+    assert [o.ok for o in stored] == [True, False] and stored[1].summary is None
     runs = c.runs().set_index("key")
     assert runs.loc["k1", "status"] == "ok"
     assert runs.loc["k2", "status"] == "failed"
@@ -333,6 +335,32 @@ def test_failed_runs_are_recorded_and_rerun(tmp_path):
     assert (c.last_sweep.done_now, c.last_sweep.skipped, c.last_sweep.failed) == (1, 2, 0)
     runs = c.runs()
     assert len(runs) == 3 and set(runs["status"]) == {"ok"}  # ok preferred over failed
+
+
+class _OtherBuildExecutor(_FlakyExecutor):
+    """Runs every task, but the runs of the seeds in `fail` come from a
+    worker that runs other code."""
+
+    def run(self, tasks):
+        import dataclasses
+        import json
+
+        from satcc.executors import execute
+
+        for task in tasks:
+            outcome = execute(task)
+            if json.loads(task.description)["seed"] in self.fail:
+                info = {**outcome.info, "satcc_build": "0000000000000000"}
+                outcome = dataclasses.replace(outcome, info=info)
+            yield outcome
+
+
+def test_a_run_of_another_build_is_counted_as_the_failure_it_is_stored_as(tmp_path):
+    other = _OtherBuildExecutor({2})
+    c = run_sweep(tiny(tmp_path), seeds="1..3", campaign=tmp_path / "c", executor=other)
+    assert (c.last_sweep.done_now, c.last_sweep.failed) == (2, 1)
+    assert "install the same satcc" in c.last_sweep.errors[0][1]
+    assert len(c.summary()) == 2
 
 
 def test_a_sweep_whose_every_run_failed_raises(tmp_path):

@@ -314,12 +314,14 @@ class Campaign:
         self,
         outcomes: Iterable[Any],
         points: Mapping[str, RunPoint] | Sequence[RunPoint],
-    ) -> None:
+    ) -> list[Any]:
         """Store finished runs: `outcomes` (satcc.executors.Outcome) with the
-        point (params, seed) each ran, by key or in the same order."""
+        point (params, seed) each ran, by key or in the same order. Returns
+        the outcomes as stored, which is what the caller must go on with: a
+        run computed by another build comes back failed (`_same_build`)."""
         outcomes = list(outcomes)
         if not outcomes:
-            return
+            return []
         if isinstance(points, Mapping):
             chosen = [points[o.key] for o in outcomes]
         else:
@@ -330,9 +332,11 @@ class Campaign:
         summary_rows = []
         series_frames = []
         run_rows = []
+        stored = []
         for outcome, point in zip(outcomes, chosen, strict=True):
             info = outcome.info or {}
             outcome = _same_build(outcome)
+            stored.append(outcome)
             run_rows.append(
                 {
                     "key": outcome.key,
@@ -367,6 +371,7 @@ class Campaign:
         if series_frames:
             self._write_part("series", pa.concat_tables(series_frames))
         self._write_part("runs", _runs_table(run_rows))
+        return stored
 
     def compact(self) -> None:
         """Merge each table's parts into one: the merged part is written (with

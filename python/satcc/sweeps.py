@@ -578,7 +578,9 @@ class _Runner:
                 if not fresh:
                     continue
                 with deferred_interrupts():
-                    store.append([o for o, _ in fresh], [point for _, point in fresh])
+                    # Counted as stored: a run of another build is a failure.
+                    stored = store.append([o for o, _ in fresh], [point for _, point in fresh])
+                    fresh = list(zip(stored, [point for _, point in fresh], strict=True))
                     for outcome, _ in fresh:
                         _count(counts, outcome)
                 for outcome, point in fresh:
