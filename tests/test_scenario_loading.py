@@ -181,3 +181,18 @@ def test_a_duplicate_key_is_named_by_its_path(tmp_path, text, key, says):
         load(f)
     assert e.value.path == key and says in str(e.value), str(e.value)
     assert "Cannot" not in str(e.value) and "(" + "'" not in str(e.value)
+
+
+def test_text_beyond_ascii_passes_the_tree_check_and_validation_leaves_its_input_as_it_was():
+    # The tree check's quick path skips the UTF-8 test for ASCII strings
+    # only: a name in other letters reaches the name rule, not a text refusal.
+    data = copy.deepcopy(BASE)
+    data["run"]["name"] = "Zürich-Tromsø"
+    before = copy.deepcopy(data)
+    # Scenario wraps the dict itself (studies plan their own dicts this way).
+    with pytest.raises(ScenarioError, match="cannot name output folders"):
+        Scenario(data).validate()
+    assert data == before
+    data["run"]["name"] = "zurich"
+    Scenario(data).validate()
+    assert data == {**before, "run": {**before["run"], "name": "zurich"}}

@@ -333,3 +333,33 @@ def test_a_batched_sweep_killed_with_sigkill_resumes_to_the_uninterrupted_result
     assert set(a.runs()["status"]) == {"ok"}
     for got, expected in zip(_tables(a), _tables(b), strict=True):
         pd.testing.assert_frame_equal(got, expected)
+
+
+def test_planning_a_study_leaves_its_scenarios_as_they_were():
+    # plan_runs validates the study's own dicts, not copies of them.
+    import copy
+
+    from satcc.studies import get
+    from satcc.studies.execution import plan_runs
+
+    for name in ("tfrc-dama", "proactive-atm", "abr-lrd-vbr"):
+        study = get(name)
+        specs = study.runs(True)
+        before = copy.deepcopy([spec.scenario for spec in specs])
+        plan_runs(specs, list(study.seeds(True)))
+        assert [spec.scenario for spec in specs] == before, name
+
+
+def test_a_study_refuses_a_run_its_store_refused(tmp_path, monkeypatch):
+    # A worker of another build (here: the parent pretends to be one) has its
+    # runs stored as failures; the study must not go on with their numbers.
+    import satcc.store
+    from satcc.studies import get
+    from satcc.studies.errors import RunFailed
+    from satcc.studies.execution import execute_in_campaign
+
+    study = get("queueing-theory")
+    specs = study.runs(True)[:1]
+    monkeypatch.setattr(satcc.store, "_build", lambda: "0000000000000000")
+    with pytest.raises(RunFailed, match="install the same satcc on every worker"):
+        execute_in_campaign(specs, [1], tmp_path / "c", jobs=1)

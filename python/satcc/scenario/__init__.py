@@ -67,6 +67,8 @@ def _check_tree(value: Any, path: tuple, source: str) -> None:
     A refusal for depth names `path`, or the section and entry for a whole
     scenario: the full path to the deepest point would be dozens of keys long.
     """
+    if _plain_tree(value, len(path)):
+        return
     shown = max(len(path), 2)
     # Iterative, so that it cannot itself run out of stack; a dict that
     # contains itself is caught too, since its depth has no end.
@@ -84,6 +86,27 @@ def _check_tree(value: Any, path: tuple, source: str) -> None:
             stack.extend((v, (*where, i)) for i, v in enumerate(item))
         elif isinstance(item, str) and _not_text(item):
             raise ScenarioError(source, join_path(where), f"{item!r} {_NOT_TEXT}")
+
+
+def _plain_tree(value: Any, depth: int) -> bool:
+    """Whether `_check_tree` has nothing to refuse in `value`, `depth` keys
+    down: the same walk without the key paths, which only a refusal needs
+    (a study plans thousands of scenarios, each checked this way)."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > MAX_DEPTH:
+            return False
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if isinstance(key, str) and not key.isascii() and _not_text(key):
+                    return False
+                stack.append((child, level + 1))
+        elif isinstance(item, list | tuple):
+            stack.extend((v, level + 1) for v in item)
+        elif isinstance(item, str) and not item.isascii() and _not_text(item):
+            return False
+    return True
 
 
 def _check_key_path(path: object, source: str) -> list[str]:

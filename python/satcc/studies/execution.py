@@ -148,7 +148,8 @@ def execute_in_campaign(
                 advance()
             tasks = [Task(k, planned[k][2]) for k in pending]
             for outcomes in outcome_groups(runner, tasks, workers):
-                store.append(outcomes, points)
+                # Judged as stored: a run of another build is a failure.
+                outcomes = store.append(outcomes, points)
                 for outcome in outcomes:
                     i, seed, _ = planned[outcome.key]
                     if not outcome.ok:
@@ -175,7 +176,8 @@ def plan_runs(specs: list[RunSpec], seeds: list[int]) -> dict[str, tuple[int, in
     differ only by the seed (`Scenario.reseeded`)."""
     planned: dict[str, tuple[int, int, str]] = {}
     for i, spec in enumerate(specs):
-        scenario = Scenario.from_dict(spec.scenario)
+        # The study's own dict, not a copy: validation only reads it.
+        scenario = Scenario(spec.scenario)
         validated: dict | None = None  # one validation per spec: seeds only reseed it
         for seed in spec.seeds or seeds:
             try:
