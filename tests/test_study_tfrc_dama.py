@@ -128,6 +128,20 @@ def test_a_claim_that_the_numbers_contradict_does_not_hold():
     assert claims.claim_second_report(Results({}, {}, {}, {}))["holds"] is None
 
 
+def test_no_claim_is_judged_on_numbers_that_were_not_measured():
+    # Nothing measured (no runs, no series): every claim says "not judged",
+    # none fails (a NaN compares false) and none passes.
+    table = claims.claims_table(Results({}, {}, {}, {}), pd.DataFrame(), quick=False)
+    assert len(table) == len(claims.SINGLE_FLOW) + 1 + len(claims.AGGREGATED)
+    assert table["holds"].isna().all(), table[table["holds"].notna()][["claim", "measured"]]
+    # One strategy's series missing leaves the claims resting on it unjudged.
+    single = {(f, n): _sweep(4.0) for f in study.FRAMES for n in ("CRA", "DAMA", "DAMA+QS")}
+    r = Results(single, {}, {}, {})
+    assert claims.claim_qs_improves(r)["holds"] is False
+    del single[("small", "DAMA+QS")]
+    assert claims.claim_qs_improves(r)["holds"] is None
+
+
 def _reduced(quick: bool) -> list:
     # Two phases per frame and strategy, one rate point per Fig. 6 curve at
     # two rates, and short aggregated runs: every figure has data.

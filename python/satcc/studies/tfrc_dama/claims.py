@@ -5,7 +5,7 @@ measured, the criterion decided before looking, and whether it holds."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,19 @@ def claims_table(r: Results, fluid: pd.DataFrame, quick: bool) -> pd.DataFrame:
     return frame
 
 
-def _row(claim: str, source: str, measured: str, criterion: str, holds: bool | None) -> dict:
+def _row(
+    claim: str,
+    source: str,
+    measured: str,
+    criterion: str,
+    holds: bool | None,
+    rests_on: Iterable[float] = (),
+) -> dict:
+    """A claim's row. `rests_on`: the numbers the judgment compared; if one
+    of them was not measured (NaN: a run or a series missing) the claim is
+    not judged, neither held nor failed."""
+    if any(math.isnan(v) for v in rests_on):
+        holds = None
     return dict(zip(COLUMNS, (claim, source, measured, criterion, holds), strict=True))
 
 
@@ -58,24 +70,26 @@ def claim_cra_acceptable(r: Results) -> dict:
     claim = "CRA gives acceptable start-up delays; DAMA makes them much larger"
     source = "section 3.3, Fig. 3"
     criterion = "peak of the median E2ED: DAMA above CRA on both frames, by more than 20 %"
-    parts, holds = [], []
+    parts, holds, values = [], [], []
     for frame in study.FRAMES:
         cra, dama = _peaks(r, frame, "CRA", "DAMA")
         parts.append(f"{frame}: CRA {cra:.2f} s, DAMA {dama:.2f} s")
         holds.append(dama > 1.2 * cra)
-    return _row(claim, source, "; ".join(parts), criterion, all(holds))
+        values += [cra, dama]
+    return _row(claim, source, "; ".join(parts), criterion, all(holds), values)
 
 
 def claim_qs_improves(r: Results) -> dict:
     claim = "QS improves the E2ED of a flow starting behind a DAMA terminal"
     source = "section 3.3, Fig. 3"
     criterion = "peak of the median E2ED with QS below that without, on both frames"
-    parts, holds = [], []
+    parts, holds, values = [], [], []
     for frame in study.FRAMES:
         dama, qs = _peaks(r, frame, "DAMA", "DAMA+QS")
         parts.append(f"{frame}: {_fmt([dama, qs], ('DAMA', 'DAMA+QS'))}")
         holds.append(qs < dama)
-    return _row(claim, source, "; ".join(parts), criterion, all(holds))
+        values += [dama, qs]
+    return _row(claim, source, "; ".join(parts), criterion, all(holds), values)
 
 
 def claim_qs_not_enough_large(r: Results) -> dict:
@@ -84,7 +98,7 @@ def claim_qs_not_enough_large(r: Results) -> dict:
     criterion = "large frame: peak median E2ED with DAMA+QS at least 1 s above CRA+QS"
     cra_qs, dama_qs = _peaks(r, "large", "CRA+QS", "DAMA+QS")
     measured = _fmt([cra_qs, dama_qs], ("CRA+QS", "DAMA+QS"))
-    return _row(claim, source, measured, criterion, dama_qs - cra_qs >= 1.0)
+    return _row(claim, source, measured, criterion, dama_qs - cra_qs >= 1.0, [cra_qs, dama_qs])
 
 
 def _timeline(r: Results, claim: str, source: str, key: str, published: float) -> dict:
@@ -156,9 +170,10 @@ def claim_fig5_order(r: Results, tq_max: str = "QSD Tq=max", rto: str = "the pro
         "T_q,max below QS; T_q,opt within 20 % of T_q,max"
     )
     names = ("DAMA", "DAMA+QS", "QSD Tq=0", "QSD Tq=opt", tq_max)
-    dama, qs, q0, qopt, qmax = _peaks(r, "large", *names)
+    peaks = _peaks(r, "large", *names)
+    dama, qs, q0, qopt, qmax = peaks
     holds = dama > qs and abs(q0 - qs) <= 0.2 * qs and qmax < qs and abs(qopt - qmax) <= 0.2 * qmax
-    return _row(claim, source, _fmt([dama, qs, q0, qopt, qmax], names), criterion, holds)
+    return _row(claim, source, _fmt(peaks, names), criterion, holds, peaks)
 
 
 def claim_fig5_order_rto3(r: Results) -> dict:
@@ -232,10 +247,12 @@ def claim_no_uplink_overflow_single(r: Results) -> dict:
     claim = "a single flow never overflows the 1000-packet uplink queue"
     source = "section 4 (no uplink overflow)"
     criterion = "no drop at any uplink in any single-flow run"
+    summaries = [s for sweep in r.single.values() for s in sweep.summaries]
+    if not summaries:
+        return _missing(claim, source, criterion)
     drops = 0
-    for sweep in r.single.values():
-        for s in sweep.summaries:
-            drops += sum(s[f"links.up{i}.drops"] for i in range(1, study.TERMINALS + 1))
+    for s in summaries:
+        drops += sum(s[f"links.up{i}.drops"] for i in range(1, study.TERMINALS + 1))
     return _row(claim, source, f"{drops} drops", criterion, drops == 0)
 
 
@@ -273,7 +290,7 @@ def claim_load(r: Results) -> dict:
     holds = abs(load - study.PAPER_LOAD_BPS) <= 0.15 * study.PAPER_LOAD_BPS and all(
         abs(s - c.share) <= 0.05 for s, c in zip(shares, study.CLASSES, strict=True)
     )
-    return _row(claim, source, measured, criterion, holds)
+    return _row(claim, source, measured, criterion, holds, [load, *shares])
 
 
 def _iptv_p95(r: Results, name: str) -> float:
@@ -285,7 +302,8 @@ def claim_qs_helps_iptv(r: Results) -> dict:
     source = "section 4, Fig. 8"
     criterion = "95th percentile of IPTV E2ED in the first 30 s: QS at least 20 % below no QS"
     none, qs = _iptv_p95(r, "DAMA"), _iptv_p95(r, "DAMA+QS")
-    return _row(claim, source, f"no QS {none:.2f} s, QS {qs:.2f} s", criterion, qs <= 0.8 * none)
+    measured = f"no QS {none:.2f} s, QS {qs:.2f} s"
+    return _row(claim, source, measured, criterion, qs <= 0.8 * none, [none, qs])
 
 
 def claim_qsd_gain_smaller(r: Results) -> dict:
@@ -299,7 +317,8 @@ def claim_qsd_gain_smaller(r: Results) -> dict:
     agg_gain = (qs - qsd) / qs
     single_gain = (single_qs - single_qsd) / single_qs
     measured = f"aggregated {100 * agg_gain:.0f} %, single flow {100 * single_gain:.0f} %"
-    return _row(claim, source, measured, criterion, agg_gain < single_gain)
+    rests_on = [qs, qsd, single_qs, single_qsd]
+    return _row(claim, source, measured, criterion, agg_gain < single_gain, rests_on)
 
 
 def claim_best_tq_aggregate(r: Results) -> dict:
@@ -308,9 +327,11 @@ def claim_best_tq_aggregate(r: Results) -> dict:
     criterion = "IPTV p95 E2ED in the first 30 s lowest with T_q = 0 among the QSD delays"
     names = ("QSD Tq=0", "QSD Tq=opt", "QSD Tq=max")
     values = [_iptv_p95(r, n) for n in names]
+    if all(math.isnan(v) for v in values):
+        return _missing(claim, source, criterion)
     best = names[int(np.nanargmin(values))]
     measured = _fmt(values, names) + f"; best {best}"
-    return _row(claim, source, measured, criterion, best == "QSD Tq=0")
+    return _row(claim, source, measured, criterion, best == "QSD Tq=0", values)
 
 
 def claim_voip_insensitive(r: Results) -> dict:
@@ -320,9 +341,8 @@ def claim_voip_insensitive(r: Results) -> dict:
     values = [_agg(r, n, "voip_window_e2ed_p95_s") for n in study.AGGREGATE]
     mean = float(np.mean(values))
     measured = _fmt(values, study.AGGREGATE)
-    return _row(
-        claim, source, measured, criterion, all(abs(v - mean) <= 0.2 * mean for v in values)
-    )
+    holds = all(abs(v - mean) <= 0.2 * mean for v in values)
+    return _row(claim, source, measured, criterion, holds, values)
 
 
 def claim_video_tails(r: Results) -> dict:
@@ -331,7 +351,8 @@ def claim_video_tails(r: Results) -> dict:
     criterion = "p99 E2ED of the first 30 s larger with T_q,opt and T_q,max than with T_q = 0"
     names = ("QSD Tq=0", "QSD Tq=opt", "QSD Tq=max")
     values = [_agg(r, n, "video_window_e2ed_p99_s") for n in names]
-    return _row(claim, source, _fmt(values, names), criterion, values[1] > values[0] < values[2])
+    holds = values[1] > values[0] < values[2]
+    return _row(claim, source, _fmt(values, names), criterion, holds, values)
 
 
 def claim_iptv_order(r: Results) -> dict:
@@ -345,7 +366,7 @@ def claim_iptv_order(r: Results) -> dict:
     best = min(values, key=lambda k: values[k])
     measured = _fmt(list(values.values()), study.AGGREGATE) + f"; lowest {best}"
     holds = values["DAMA"] > max(values["DAMA+QS"], values["QSD Tq=0"]) and best == "QSD Tq=opt"
-    return _row(claim, source, measured, criterion, holds)
+    return _row(claim, source, measured, criterion, holds, values.values())
 
 
 def claim_iptv_buffer_absorbs(r: Results) -> dict:
@@ -355,7 +376,7 @@ def claim_iptv_buffer_absorbs(r: Results) -> dict:
     names = study.AGGREGATE[1:]
     losses = [_agg(r, n, "iptv_tx_buffer_loss") for n in names]
     measured = ", ".join(f"{n} {100 * v:.3f} %" for n, v in zip(names, losses, strict=True))
-    return _row(claim, source, measured, criterion, all(v == 0 for v in losses))
+    return _row(claim, source, measured, criterion, all(v == 0 for v in losses), losses)
 
 
 def claim_no_uplink_overflow(r: Results) -> dict:
@@ -364,7 +385,8 @@ def claim_no_uplink_overflow(r: Results) -> dict:
     criterion = "no drop at any uplink in any aggregated run"
     drops = {n: _agg(r, n, "uplink_drops") for n in study.AGGREGATE}
     measured = f"{sum(drops.values()):g} drops"
-    return _row(claim, source, measured, criterion, all(v == 0 for v in drops.values()))
+    holds = all(v == 0 for v in drops.values())
+    return _row(claim, source, measured, criterion, holds, drops.values())
 
 
 AGGREGATED: list[Callable[[Results], dict]] = [
