@@ -709,22 +709,16 @@ def read_only_query(con: Any, query: str) -> str:
 
 
 def _runs_table(rows: list[dict[str, Any]]) -> pa.Table:
-    params: list[str] = []
-    for row in rows:
-        for name in row:
-            if name.startswith(PARAM_PREFIX) and name not in params:
-                params.append(name)
+    params = dict.fromkeys(name for row in rows for name in row if name.startswith(PARAM_PREFIX))
     fields = _RUN_FIELDS + [(p, pa.string()) for p in params] + _RUN_TAIL
     schema = pa.schema(fields)
     return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _summary_table(rows: list[dict[str, Any]]) -> pa.Table:
-    names: list[str] = []
-    for row in rows:
-        for name in row:
-            if name not in names:
-                names.append(name)
+    # Columns in first-seen order; a dict, not a list, since a run reports
+    # hundreds of metrics and a batch holds up to hundreds of runs.
+    names = dict.fromkeys(name for row in rows for name in row)
     columns = {}
     for name in names:
         values = [row.get(name) for row in rows]
