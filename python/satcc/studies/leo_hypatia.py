@@ -288,6 +288,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.compare import verdict_markup
     from satcc.studies.present import judged_checks
 
     out = Table(
@@ -311,9 +312,7 @@ def layout(table: Any) -> list[Any]:
         rtt = "/".join(
             cell(m, 4) for m in ("path_rtt_min_ms", "path_rtt_mean_ms", "path_rtt_max_ms")
         )
-        verdicts = [
-            fmt.verdict_markup(r.passed) for r in rows.values() if r.tolerance_kind != "none"
-        ]
+        verdicts = [verdict_markup(r) for r in rows.values() if r.tolerance_kind != "none"]
         out.add_row(
             shell,
             f"{pair[0]} - {pair[1]}",
