@@ -562,3 +562,23 @@ def test_a_study_that_names_series_gets_them_from_its_campaign(tmp_path):
         times, values = found["q"]
         assert list(times) == [0.5, 1.0, 1.5, 2.0]
         assert values[-1] == pytest.approx(1e6 * (i + 1), rel=0.05)
+
+
+def test_queueing_metrics_of_a_run_with_no_arrival_are_not_judged():
+    # No arrival: the mean wait is null, which raised a TypeError, and
+    # Little's ratio divided by zero. Both are NaN now, and not judged.
+    spec = queueing_theory.runs(True)[0]
+    summary = {
+        "links.ab.wait_mean_s": None,
+        "links.ab.queue_mean_packets": 0.0,
+        "links.ab.arrivals": 0,
+        "run.end_time_s": 1.0,
+    }
+    m = queueing_theory.metrics(summary, spec)
+    assert math.isnan(m["Wq_s"]) and math.isnan(m["little_ratio"]) and m["Lq_packets"] == 0
+    study = queueing_theory.STUDY
+    specs = study.runs(True)
+    per_run = compare.measure(study, specs, {(i, 1): summary for i in range(len(specs))})
+    table = compare.compare(study, specs, compare.aggregate(per_run), quick=True)
+    unmeasured = table[table["metric"] != "Lq_packets"]
+    assert unmeasured["passed"].isna().all()
