@@ -87,3 +87,15 @@ def test_no_check_is_judged_on_numbers_that_were_not_measured():
     assert len(judged) and judged["passed"].isna().all()
     text = _layout_text(s, table)
     assert "PASS" not in text and "FAIL" not in text and "not measured" in text
+
+
+def test_a_run_that_measured_nothing_is_not_judged_and_does_not_stop_the_study():
+    # Null figures (no packet waited) raised a TypeError in float(None).
+    keys = ["tcp.t.goodput_bps", "links.sat.utilisation", "links.sat.wait_mean_s"]
+    keys += ["tcp.t.retransmissions", "tcp.t.timeouts", "links.sat.drops_unreachable"]
+    summary = dict.fromkeys(keys + ["tcp.t.cwnd_max_bytes"])
+    specs = study.STUDY.runs(True)
+    per_run = compare.measure(study.STUDY, specs, {(i, 1): summary for i in range(len(specs))})
+    table = compare.compare(study.STUDY, specs, compare.aggregate(per_run), quick=True)
+    measured = table[table["metric"].isin(["utilisation_reachable", "queue_vs_sawtooth"])]
+    assert len(measured) and measured["passed"].isna().all()
