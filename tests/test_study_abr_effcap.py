@@ -164,3 +164,18 @@ def test_a_claim_missing_one_of_its_numbers_is_not_judged():
     rows[-2]["efficiency"] = 0.6
     claims = figures.claims_table(_pp(rows), quick=False).set_index("claim")["holds"]
     assert claims.filter(like="effcap is 10-20 %").tolist() == [False]  # 0.7/0.6 at 50
+
+
+def test_the_limit_is_not_judged_when_the_run_reported_no_delivery():
+    # An absent delivered count read as 0 bytes: efficiency 0, and "the
+    # limit near 90 %" judged FAIL on nothing measured. Now NaN, not judged.
+    assert math.isnan(study.efficiency({"run.end_time_s": 10.0}, "t1", None))
+    assert study.efficiency({"run.end_time_s": 10.0, "tcp.t1.delivered_bytes": 0}, "t1", None) == 0
+    from satcc.studies import compare
+
+    specs = STUDY.runs(True)
+    summaries = {(i, 1): {"run.end_time_s": 10.0} for i in range(len(specs))}
+    per_run = compare.measure(STUDY, specs, summaries)
+    table = compare.compare(STUDY, specs, compare.aggregate(per_run), quick=True)
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) and judged["passed"].isna().all()
