@@ -140,3 +140,42 @@ def test_quick_reproduction_draws_the_figures_and_prints_the_claims(tmp_path):
     assert len(claims) == len(figures.CLAIMS)
     points = pd.read_csv(tmp_path / "points.csv")
     assert points["efficiency"].between(0.2, 1.0).all()
+
+
+def test_no_claim_is_judged_on_numbers_that_were_not_measured():
+    # Nothing measured: NaN compares false, and the buffers claim read "DOES
+    # NOT HOLD" on two NaN gaps; now no claim is judged, and none raises.
+    columns = ["group", "scheme", "buffer", "psi", "efficiency", "efficiency_ci", "delta_ms"]
+    columns += ["tau_s", "blocks", "case", "efficiency_1", "efficiency_2"]
+    claims = figures.claims_table(pd.DataFrame(columns=columns), quick=False)
+    assert len(claims) == len(figures.CLAIMS)
+    assert claims["holds"].isna().all(), claims[["claim", "holds"]]
+
+
+def test_a_claim_missing_one_of_its_numbers_is_not_judged():
+    rows = [
+        {"group": g, "scheme": s, "buffer": 10, "psi": psi, "efficiency": e}
+        for psi in (0.5, 50)
+        for g, s, e in (("a", "instcap", 0.6), ("c", "effcap", 0.7))
+    ]
+    rows[-2]["efficiency"] = math.nan  # instcap at τ/Δ 50 was not measured
+    claims = figures.claims_table(_pp(rows), quick=False).set_index("claim")["holds"]
+    assert claims.filter(like="effcap is 10-20 %").isna().all()
+    rows[-2]["efficiency"] = 0.6
+    claims = figures.claims_table(_pp(rows), quick=False).set_index("claim")["holds"]
+    assert claims.filter(like="effcap is 10-20 %").tolist() == [False]  # 0.7/0.6 at 50
+
+
+def test_the_limit_is_not_judged_when_the_run_reported_no_delivery():
+    # An absent delivered count read as 0 bytes: efficiency 0, and "the
+    # limit near 90 %" judged FAIL on nothing measured. Now NaN, not judged.
+    assert math.isnan(study.efficiency({"run.end_time_s": 10.0}, "t1", None))
+    assert study.efficiency({"run.end_time_s": 10.0, "tcp.t1.delivered_bytes": 0}, "t1", None) == 0
+    from satcc.studies import compare
+
+    specs = STUDY.runs(True)
+    summaries = {(i, 1): {"run.end_time_s": 10.0} for i in range(len(specs))}
+    per_run = compare.measure(STUDY, specs, summaries)
+    table = compare.compare(STUDY, specs, compare.aggregate(per_run), quick=True)
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) and judged["passed"].isna().all()

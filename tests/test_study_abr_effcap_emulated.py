@@ -196,3 +196,10 @@ def test_the_mode_writes_one_row_per_point_and_two_tables(monkeypatch, tmp_path)
         values = dict(zip(header, row.split(","), strict=True))
         assert float(values["paper_efficiency"]) > 0
         assert float(values["linux_efficiency"]) > 0
+
+
+def test_a_claim_whose_emulation_lateness_was_not_measured_is_not_judged():
+    # NaN > LATE_P99_MS is False: an emulation whose lateness was not
+    # measured read as one that kept up, and its claims were judged.
+    rows = _cells(emulated.claims_table(_means(late_ms=math.nan)))
+    assert all("not judged" in r[4] and "PASS" not in r[4] for r in rows)

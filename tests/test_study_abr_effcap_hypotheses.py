@@ -111,3 +111,20 @@ def test_claims_are_judged_as_the_claims_table_judges_them(paper_like):
     low = next(c for k, c in got.items() if k.startswith("lowest effcap"))
     assert low["holds"] is paper_like
     assert next(c for k, c in got.items() if k.startswith("B 12"))["holds"]
+
+
+def test_no_claim_is_judged_on_numbers_that_were_not_measured():
+    # Nothing measured: the lowest-point claims raised a KeyError, and every
+    # NaN ratio read as "does not hold"; now none is judged.
+    empty = _rows({}).iloc[0:0]
+    got = h.claims(empty)
+    assert got and all(c["holds"] is None for c in got), got
+
+
+def test_a_claim_missing_one_of_its_numbers_is_not_judged():
+    numbers = {(s, b, psi): 0.7 for s in h.SCHEMES for b in h.BUFFERS for psi in h.PSIS}
+    numbers["alone", 12, 50.0] = math.nan  # one point not measured
+    got = {c["claim"].split(" (")[0]: c["holds"] for c in h.claims(_rows(numbers))}
+    assert got["instcap / alone, τ/Δ 50, B 12"] is None
+    assert next(v for k, v in got.items() if k.startswith("B 12")) is None
+    assert got["instcap / alone, τ/Δ 50, B 10"] is False  # 1.0: measured, judged

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 from rich.console import Console
 from satcc import studies
@@ -144,3 +145,18 @@ def test_a_reduced_run_of_each_configuration(config):
     spec = next(s for s in study.runs(quick=True) if s.params["config"] == config)
     metrics = study.metrics({**summary, **full}, spec)
     assert all(math.isfinite(v) for v in metrics.values())
+
+
+def test_a_check_with_nothing_measured_is_not_a_failure():
+    # A judged row whose measurement is NaN has passed None: `not passed`
+    # listed it as a FAIL; it reads "not measured" now, beside real verdicts.
+    def rows(*checks):
+        return pd.DataFrame(
+            [{"metric": m, "tolerance_kind": "absolute", "passed": p} for m, p in checks]
+        )
+
+    assert study._verdicts(rows(("efficiency_pct", None))) == "[dim]not measured[/]"
+    both = study._verdicts(rows(("efficiency_pct", True), ("max_queue_cells", None)))
+    assert "PASS" in both and "FAIL" not in both and "queue not measured" in both
+    failed = study._verdicts(rows(("efficiency_pct", False), ("max_queue_cells", math.nan)))
+    assert "FAIL[/] efficiency" in failed and "queue not measured" in failed

@@ -7,8 +7,9 @@ import math
 
 import pandas as pd
 import pytest
+from rich.console import Console
 from satcc.scenario import Scenario
-from satcc.studies import aqm, get, reproduce
+from satcc.studies import aqm, compare, get, reproduce
 
 
 def test_adaptive_red_settings_follow_the_automatic_rule():
@@ -60,3 +61,29 @@ def test_quick_mode_passes_its_judged_checks(tmp_path):
     rows = table.set_index(["label", "metric"])["measured"]
     assert rows[("geo cubic droptail", "delay_mean_ms")] > 500
     assert rows[("leo cubic codel", "delay_mean_ms")] < 30
+
+
+# Keys an AQM's summary has even when they hold no measurement; the drop
+# counts are left out, as a summary that lacks them would.
+UNMEASURED = {
+    f"links.bn.{k}": None
+    for k in ("sojourn_standing_s", "sojourn_p50_s", "red_avg_mean", "l_sojourn_p99_s")
+}
+
+
+def test_no_check_is_judged_on_numbers_that_were_not_measured():
+    # Absent drop counts read as 0 AQM drops, and "no AQM drop of an
+    # ECN-capable packet" passed on nothing; now every check is not judged.
+    study = get("aqm")
+    specs = study.runs(True)
+    summaries = {(i, 1): dict(UNMEASURED) for i in range(len(specs))}
+    per_run = compare.measure(study, specs, summaries)
+    table = compare.compare(study, specs, compare.aggregate(per_run), quick=True)
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) >= 26
+    assert judged["passed"].isna().all(), judged[judged["passed"].notna()][["label", "metric"]]
+    console = Console(record=True, width=200)
+    for part in aqm.layout(table):
+        console.print(part)
+    text = console.export_text()
+    assert "PASS" not in text and "FAIL" not in text and "not measured" in text

@@ -214,6 +214,39 @@ def test_reproduce_builds_table_and_files(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def unmeasured_worker(scenario, seed):
+    # The "high" run cannot measure x (a series it needs is missing).
+    summary = fake_worker(scenario, seed)
+    return {**summary, "x": math.nan} if scenario["base"] == 2.0 else summary
+
+
+def test_a_check_whose_metric_was_not_measured_is_not_judged(tmp_path):
+    # NaN compares false: "high"'s x read FAIL with "n/a" as the measurement,
+    # a verdict on a number no run produced. It is now not judged, and the
+    # summary line says so rather than counting it among the failures.
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    table = framework.reproduce(
+        fake_study(REFERENCES),
+        jobs=1,
+        out=tmp_path,
+        progress=False,
+        console=console,
+        worker=unmeasured_worker,
+    )
+    assert math.isnan(table.loc[1, "measured"])
+    assert table["passed"].tolist() == [True, None, True]
+    line = "2/2 checks within tolerance; 1 checks not measured"
+    assert compare.verdict_line(table) == line
+    assert "not measured" in console.export_text()
+    assert "FAIL" not in console.export_text()
+    document = json.loads((tmp_path / "fake.json").read_text())
+    assert document["checks"][1]["passed"] is None and document["summary"] == line
+    nothing = table.assign(measured=math.nan, passed=None)
+    assert compare.verdict_line(nothing) == "nothing judged; 3 checks not measured; 0 rows shown"
+
+
 def test_one_seed_gives_nan_interval_shown_as_na(tmp_path):
     from rich.console import Console
 
@@ -529,3 +562,23 @@ def test_a_study_that_names_series_gets_them_from_its_campaign(tmp_path):
         times, values = found["q"]
         assert list(times) == [0.5, 1.0, 1.5, 2.0]
         assert values[-1] == pytest.approx(1e6 * (i + 1), rel=0.05)
+
+
+def test_queueing_metrics_of_a_run_with_no_arrival_are_not_judged():
+    # No arrival: the mean wait is null, which raised a TypeError, and
+    # Little's ratio divided by zero. Both are NaN now, and not judged.
+    spec = queueing_theory.runs(True)[0]
+    summary = {
+        "links.ab.wait_mean_s": None,
+        "links.ab.queue_mean_packets": 0.0,
+        "links.ab.arrivals": 0,
+        "run.end_time_s": 1.0,
+    }
+    m = queueing_theory.metrics(summary, spec)
+    assert math.isnan(m["Wq_s"]) and math.isnan(m["little_ratio"]) and m["Lq_packets"] == 0
+    study = queueing_theory.STUDY
+    specs = study.runs(True)
+    per_run = compare.measure(study, specs, {(i, 1): summary for i in range(len(specs))})
+    table = compare.compare(study, specs, compare.aggregate(per_run), quick=True)
+    unmeasured = table[table["metric"] != "Lq_packets"]
+    assert unmeasured["passed"].isna().all()

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 import satcc
 from satcc import studies
+from satcc.studies import compare
 from satcc.studies.netpipe_satellite import STUDY, profiles
 from satcc.studies.netpipe_satellite import model as study
 
@@ -323,3 +324,22 @@ def test_quick_reproduction_writes_every_result(tmp_path):
     # (block sizes only some runs reach come back missing, not as pd.NA).
     again = studies.reproduce(STUDY, quick=True, jobs=1, out=tmp_path, progress=False, show=False)
     pd.testing.assert_frame_equal(table, again)
+
+
+def test_no_check_is_judged_on_numbers_that_were_not_measured():
+    # Runs that reported nothing: an unreported bit-error path read as 0 Mb/s,
+    # and "throughput disappears at 1e-4" passed on it; fig2 raised an
+    # IndexError. Now every figure is NaN and no check is judged.
+    specs = STUDY.runs(False)
+    summaries = {(i, 1): {} for i in range(len(specs))}
+    per_run = compare.measure(STUDY, specs, summaries)
+    table = compare.compare(STUDY, specs, compare.aggregate(per_run))
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) and judged["passed"].isna().all(), judged[["label", "metric", "measured"]]
+
+
+def test_a_path_that_got_nothing_through_is_measured_at_zero():
+    # A block with no timed exchange was measured: 0 Mb/s, a fraction of 0.
+    row = {"transfer_time_s": math.nan, "exchanges_transfer_time_mean_s": math.nan}
+    assert study.ber_throughput_mbps(row) == 0.0
+    assert math.isnan(study.ber_throughput_mbps({}))

@@ -7,6 +7,7 @@ import dataclasses
 import pandas as pd
 import pytest
 from satcc.scenario import Scenario
+from satcc.studies import compare
 from satcc.studies.framework import reproduce
 from satcc.studies.proactive_atm import STUDY
 from satcc.studies.proactive_atm import model as study
@@ -214,3 +215,27 @@ def test_a_point_where_no_file_finished_says_so():
 
     assert file_time_text(float("nan"), 0.0, 60.0) == "none finished in 60 s"
     assert file_time_text(31.42, 12.0) == "31.4 s"
+
+
+class _NothingSent(dict):
+    # A run in which no source sent a cell: counters 0, ratios and means null.
+    def __missing__(self, key):
+        return None if key.endswith(("_ratio", "_fraction", "_mean_s")) else 0
+
+    def get(self, key, default=None):
+        return self[key]
+
+
+def test_no_check_is_judged_on_numbers_that_were_not_measured():
+    # The null ratios raised a TypeError and the real-time figures were left
+    # out (a ValueError in the comparison); now each is NaN, and not judged.
+    specs = STUDY.runs(True)
+    summaries = {(i, 1): _NothingSent() for i in range(len(specs))}
+    per_run = compare.measure(STUDY, specs, summaries)
+    table = compare.compare(STUDY, specs, compare.aggregate(per_run), quick=True)
+    judged = table[table["tolerance_kind"] != "none"]
+    # The load offered is measured even so: 0, judged (and far from 0.75).
+    offered = judged["metric"] == "load_measured"
+    assert offered.any() and (judged[offered]["passed"] == False).all()  # noqa: E712
+    rest = judged[~offered]
+    assert len(rest) and rest["passed"].isna().all(), rest[["label", "metric", "measured"]]

@@ -10,10 +10,12 @@ import math
 import re
 import subprocess
 
+import pandas as pd
 import pytest
 import satcc
+from rich.console import Console
 from satcc import studies
-from satcc.studies import loss_pattern, ns2, tcp_crosscheck
+from satcc.studies import compare, loss_pattern, ns2, tcp_crosscheck
 from satcc.studies.ns2 import Case, Flow
 from satcc.studies.spec import Study
 from satcc.studies.tcp_crosscheck import claims, model, response
@@ -594,3 +596,22 @@ def test_quick_reproduction_compares_every_case(tmp_path):
     assert bool(lossy["passed"].iloc[0])
     realised = table[table["metric"] == "loss_realised"].set_index("label")["measured"]
     assert realised["loss 1e-3 newreno delack LT minRTO 1s"] == pytest.approx(1e-3, rel=0.5)
+
+
+def test_no_check_is_judged_on_numbers_that_were_not_measured():
+    # ns-2's side missing from every run: NaN ratios read FAIL with n/a as
+    # the measurement. Now none is judged, and the table says "not measured".
+    s = dataclasses.replace(tcp_crosscheck.STUDY, references=claims.references(judge=True))
+    refs = s.references_for(False)
+    nan = math.nan
+    agg = pd.DataFrame(
+        [{"label": r.label, "metric": r.metric, "mean": nan, "ci_half_width": nan} for r in refs]
+    ).assign(n=1)
+    table = compare.compare(s, s.runs(False), agg, False)
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) and judged["passed"].isna().all()
+    console = Console(record=True, width=250)
+    for part in terminal_table.layout(table):
+        console.print(part)
+    text = console.export_text()
+    assert "PASS" not in text and "FAIL" not in text and "not measured" in text

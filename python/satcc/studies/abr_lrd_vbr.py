@@ -32,7 +32,7 @@ import json
 import math
 from typing import Any
 
-from satcc.fmt import MISSING, verdict_markup
+from satcc.fmt import MISSING, is_missing, verdict_markup
 from satcc.studies.spec import Reference, RunSpec, Study
 
 LINK = "149.76 Mbps"
@@ -403,13 +403,18 @@ def _shown(fmt: str, value: float, prefix: str = "") -> str:
 
 
 def _verdicts(rows: Any) -> str:
-    judged = [r for r in rows.itertuples() if r.tolerance_kind != "none"]
-    if not judged:
+    checks = [r for r in rows.itertuples() if r.tolerance_kind != "none"]
+    # A check with nothing measured (passed None) is neither passed nor
+    # failed: `not r.passed` would list it among the failures.
+    judged = [r for r in checks if not is_missing(r.passed)]
+    unmeasured = [SHORT[r.metric] for r in checks if is_missing(r.passed)]
+    if not checks:
         return ""
+    if not judged:
+        return "[dim]not measured[/]"
     failed = [SHORT[r.metric] for r in judged if not r.passed]
-    if not failed:
-        return verdict_markup(True)
-    return verdict_markup(False) + " " + ", ".join(failed)
+    word = verdict_markup(not failed) + (" " + ", ".join(failed) if failed else "")
+    return word + (f" [dim]({', '.join(unmeasured)} not measured)[/]" if unmeasured else "")
 
 
 def layout(table: Any) -> list[Any]:

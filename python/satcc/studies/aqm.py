@@ -166,12 +166,17 @@ def seeds(quick: bool) -> list[int]:
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     """The bottleneck's figures over the whole run (times in ms)."""
 
+    # Counters an absent key leaves at 0; a delay or an average it leaves
+    # unmeasured (NaN), never 0 ms, which a delay target would judge.
     def link(key: str, default: float = 0.0) -> float:
         value = summary.get(f"links.bn.{key}", default)
         return math.nan if value is None else float(value)
 
     arrivals = link("arrivals")
-    aqm_drops = link("drops_early") + link("drops_dequeue")
+    # A drop-tail queue drops nothing early; an AQM whose summary lacks its
+    # drop counts measured none, and 0 would pass "no AQM drop" unmeasured.
+    absent = 0.0 if spec.params["queue"] == "droptail" else math.nan
+    aqm_drops = link("drops_early", absent) + link("drops_dequeue", absent)
     out = {
         "delay_mean_ms": 1e3 * link("wait_mean_s", math.nan),
         "delay_p50_ms": 1e3 * link("wait_p50_s", math.nan),
@@ -183,19 +188,19 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         "jain": float(summary.get("fairness.jain_tcp_goodput") or math.nan),
     }
     if "links.bn.sojourn_standing_s" in summary:
-        out["standing_ms"] = 1e3 * link("sojourn_standing_s")
+        out["standing_ms"] = 1e3 * link("sojourn_standing_s", math.nan)
     if "links.bn.sojourn_p50_s" in summary:
         # Over the PDUs transmitted: those an AQM drops at dequeue waited too
         # but never started, and `wait_` leaves them out as well.
-        out["delay_mean_ms"] = 1e3 * link("sojourn_mean_s")
-        out["delay_p50_ms"] = 1e3 * link("sojourn_p50_s")
-        out["delay_p99_ms"] = 1e3 * link("sojourn_p99_s")
+        out["delay_mean_ms"] = 1e3 * link("sojourn_mean_s", math.nan)
+        out["delay_p50_ms"] = 1e3 * link("sojourn_p50_s", math.nan)
+        out["delay_p99_ms"] = 1e3 * link("sojourn_p99_s", math.nan)
     if "links.bn.red_avg_mean" in summary:
-        out["red_avg_packets"] = link("red_avg_mean")
+        out["red_avg_packets"] = link("red_avg_mean", math.nan)
     if "links.bn.l_sojourn_p99_s" in summary:
         # DualPI2: each queue's own delay, L (L4S) and C (classic).
-        out["l_delay_p99_ms"] = 1e3 * link("l_sojourn_p99_s")
-        out["c_delay_mean_ms"] = 1e3 * link("c_sojourn_mean_s")
+        out["l_delay_p99_ms"] = 1e3 * link("l_sojourn_p99_s", math.nan)
+        out["c_delay_mean_ms"] = 1e3 * link("c_sojourn_mean_s", math.nan)
     return out
 
 
@@ -360,6 +365,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.compare import verdict_markup
     from satcc.studies.present import judged_checks
 
     parts = []
@@ -392,9 +398,7 @@ def layout(table: Any) -> list[Any]:
                 row = rows.get(metric)
                 return fmt.MISSING if row is None else fmt.number(row.measured * scale, digits)
 
-            verdicts = [
-                fmt.verdict_markup(r.passed) for r in rows.values() if r.tolerance_kind != "none"
-            ]
+            verdicts = [verdict_markup(r) for r in rows.values() if r.tolerance_kind != "none"]
             _, cc, discipline, ecn = case
             out.add_row(
                 discipline,

@@ -5,7 +5,9 @@ each published value beside the measured one with its verdict.
 Seeds are independent replications, so the t interval on their means is
 the honest one. A check passes when the mean is within the Reference's
 tolerance (Reference.passes); the interval is shown, not used in the
-verdict. Nothing here runs a simulation or prints."""
+verdict. A check whose mean is NaN (a metric no run could measure) is not
+judged: passed is None, never a failure on a number that does not exist.
+Nothing here runs a simulation or prints."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from satcc import fmt
 from satcc.seed_bands import confidence_half_width
 from satcc.studies.spec import Reference, RunSpec, Study
 
@@ -136,21 +139,47 @@ def _comparison_row(study: str, params: dict[str, Any], ref: Reference, agg: Any
         "tolerance_kind": ref.tolerance_kind,
         "allowed": ref.allowed,
         "error": error,
-        "passed": ref.passes(agg.mean),
+        "passed": ref.passes(agg.mean) if measured_at_all(agg.mean, agg.n) else None,
         "notes": ref.notes,
     }
 
 
+def measured_at_all(mean: float, n: int) -> bool:
+    """Whether a check has a number to judge: a NaN mean (a metric a run
+    could not measure) or no seeds would otherwise compare false and read
+    as a failure, a verdict on nothing. Such a check is not judged."""
+    return n > 0 and not math.isnan(mean)
+
+
+def not_measured(table: pd.DataFrame) -> pd.Series:
+    """The rows of checks that have a tolerance but no verdict: nothing was
+    measured to judge them by."""
+    return (table["tolerance_kind"] != "none") & table["passed"].isna()
+
+
+def verdict_markup(row: Any) -> str:
+    """A table row's verdict in rich markup: PASS, FAIL, "shown" for a row
+    without a tolerance, "not measured" for a check with nothing to judge."""
+    if row.tolerance_kind != "none" and fmt.is_missing(row.passed):
+        return "[dim]not measured[/]"
+    return fmt.verdict_markup(row.passed)
+
+
 def verdict_line(table: pd.DataFrame) -> str:
     """The outcome in one line: checks within tolerance out of those judged,
-    and the rows shown without a verdict. A study that judged nothing says
-    so first (and why, when its rows say), so that it never reads as a pass."""
-    judged = table[table["tolerance_kind"] != "none"]
-    shown = len(table) - len(judged)
+    the checks not judged for want of a measurement, and the rows shown
+    without a verdict. A study that judged nothing says so first (and why,
+    when its rows say), so that it never reads as a pass."""
+    unjudged = not_measured(table)
+    missing = int(unjudged.sum())
+    judged = table[(table["tolerance_kind"] != "none") & ~unjudged]
+    shown = len(table) - len(judged) - missing
+    unmeasured = f"{missing} checks not measured; " if missing else ""
     if len(judged) == 0:
         reason = not_judged_reason(table["notes"])
-        return f"nothing judged{': ' + reason if reason else ''}; {shown} rows shown"
+        return f"nothing judged{': ' + reason if reason else ''}; {unmeasured}{shown} rows shown"
     line = f"{int(judged['passed'].astype(bool).sum())}/{len(judged)} checks within tolerance"
+    line += f"; {missing} checks not measured" if missing else ""
     return line + (f"; {shown} rows shown, not judged" if shown else "")
 
 

@@ -203,19 +203,25 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     tx_s = PACKET * 8 / RATE_BPS
     busy_share = 1 - geo["unreachable_s"] / DURATION_S
     bdp = RATE_BPS * geo["path_rtt_mean_ms"] / 1e3 / (8 * PACKET)
+
+    def value(key: str) -> float:
+        # A figure the run could not measure (no packet waited: a null mean
+        # wait) is NaN, not judged; float(None) would stop the study.
+        v = summary[key]
+        return math.nan if v is None else float(v)
+
     return {
         **geo,
-        "goodput_mbps": float(summary["tcp.t.goodput_bps"]) / 1e6,
+        "goodput_mbps": value("tcp.t.goodput_bps") / 1e6,
         # The link's busy share while a path exists.
-        "utilisation_reachable": float(summary["links.sat.utilisation"]) / busy_share,
-        "queue_delay_mean_ms": 1e3 * float(summary["links.sat.wait_mean_s"]),
+        "utilisation_reachable": value("links.sat.utilisation") / busy_share,
+        "queue_delay_mean_ms": 1e3 * value("links.sat.wait_mean_s"),
         "sawtooth_queue_delay_ms": 1e3 * sawtooth_queue_packets(bdp) * tx_s,
-        "queue_vs_sawtooth": float(summary["links.sat.wait_mean_s"])
-        / (sawtooth_queue_packets(bdp) * tx_s),
-        "retransmissions": float(summary["tcp.t.retransmissions"]),
-        "timeouts": float(summary["tcp.t.timeouts"]),
-        "drops_unreachable": float(summary["links.sat.drops_unreachable"]),
-        "cwnd_max_packets": float(summary["tcp.t.cwnd_max_bytes"]) / MSS,
+        "queue_vs_sawtooth": value("links.sat.wait_mean_s") / (sawtooth_queue_packets(bdp) * tx_s),
+        "retransmissions": value("tcp.t.retransmissions"),
+        "timeouts": value("tcp.t.timeouts"),
+        "drops_unreachable": value("links.sat.drops_unreachable"),
+        "cwnd_max_packets": value("tcp.t.cwnd_max_bytes") / MSS,
     }
 
 
@@ -288,6 +294,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.compare import verdict_markup
     from satcc.studies.present import judged_checks
 
     out = Table(
@@ -311,9 +318,7 @@ def layout(table: Any) -> list[Any]:
         rtt = "/".join(
             cell(m, 4) for m in ("path_rtt_min_ms", "path_rtt_mean_ms", "path_rtt_max_ms")
         )
-        verdicts = [
-            fmt.verdict_markup(r.passed) for r in rows.values() if r.tolerance_kind != "none"
-        ]
+        verdicts = [verdict_markup(r) for r in rows.values() if r.tolerance_kind != "none"]
         out.add_row(
             shell,
             f"{pair[0]} - {pair[1]}",

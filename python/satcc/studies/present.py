@@ -22,7 +22,7 @@ from rich.table import Table
 import satcc
 from satcc import fmt
 from satcc.build import build_id
-from satcc.studies.compare import verdict_line
+from satcc.studies.compare import verdict_line, verdict_markup
 from satcc.studies.spec import Study
 
 
@@ -71,7 +71,7 @@ def print_comparison(
             fmt.number(row.ci_half_width, 2),
             fmt.signed_percent(row.error),
             fmt.tolerance(row.tolerance, row.tolerance_kind),
-            fmt.verdict_markup(row.passed),
+            verdict_markup(row),
             f"[{sources.index(row.source) + 1}]",
         )
     console.print(out)
@@ -95,7 +95,7 @@ def judged_checks(study_name: str, table: pd.DataFrame) -> Table:
             fmt.number(row.published),
             fmt.number(row.measured),
             fmt.tolerance(row.tolerance, row.tolerance_kind),
-            fmt.verdict_markup(row.passed),
+            verdict_markup(row),
             row.source,
         )
     return out

@@ -180,10 +180,17 @@ def seeds(quick: bool) -> list[int]:
 
 
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
-    wq = float(summary[f"links.{LINK}.wait_mean_s"])
-    lq = float(summary[f"links.{LINK}.queue_mean_packets"])
-    lam = summary[f"links.{LINK}.arrivals"] / summary["run.end_time_s"]
-    return {"Wq_s": wq, "Lq_packets": lq, "little_ratio": lq / (lam * wq)}
+    def value(key: str) -> float:
+        # A run with no arrival has no mean wait (null): not measured.
+        v = summary[key]
+        return math.nan if v is None else float(v)
+
+    wq = value(f"links.{LINK}.wait_mean_s")
+    lq = value(f"links.{LINK}.queue_mean_packets")
+    lam = value(f"links.{LINK}.arrivals") / summary["run.end_time_s"]
+    # Little's law needs arrivals that waited: without, there is no ratio.
+    little = lq / (lam * wq) if lam * wq > 0 else math.nan
+    return {"Wq_s": wq, "Lq_packets": lq, "little_ratio": little}
 
 
 # ---------------------------------------------------------------------------

@@ -91,7 +91,8 @@ class Reference:
 
     def passes(self, measured: float) -> bool | None:
         """None for a row that is not judged."""
-        # NaN compares false, so a metric that could not be measured fails.
+        # NaN compares false here; the comparison table does not ask about a
+        # metric that could not be measured (compare.measured_at_all).
         if self.tolerance_kind == "none":
             return None
         if self.tolerance_kind == "factor":

@@ -468,8 +468,10 @@ class _Cells:
         return MISSING if row is None else fmt.number(row.measured, digits)
 
     def verdict(self, metric: str) -> str:
+        from satcc.studies.compare import verdict_markup
+
         row = self.rows.get(metric)
-        return "" if row is None else fmt.verdict_markup(row.passed)
+        return "" if row is None else verdict_markup(row)
 
     def marks(self) -> str:
         """CE marks at the bottleneck, satcc/Linux, on an ECN case."""

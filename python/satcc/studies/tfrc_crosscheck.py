@@ -477,6 +477,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.compare import verdict_markup
 
     present = bool((table["tolerance_kind"] != "none").any())
     title = "tfrc-crosscheck: satcc's TFRC (profile ns2) against ns-2.35, ensemble means"
@@ -530,7 +531,7 @@ def layout(table: Any) -> list[Any]:
                 value(label, f"satcc_{name}"),
                 value(label, f"ns2_{name}"),
                 value(label, f"{name}_ratio"),
-                fmt.verdict_markup(judged.passed) if judged is not None else "",
+                verdict_markup(judged) if judged is not None else "",
                 value(rfc_label, f"satcc_{name}"),
             )
         if point.kind == "loss":

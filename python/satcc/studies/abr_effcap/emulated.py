@@ -387,8 +387,13 @@ def claims_table(means: dict) -> Any:
             return top / means[(c.denominator, psi)][f"{prefix}_efficiency"]
 
         linux = ratio("linux")
-        if any(_fell_behind(means[(scheme, psi)]) for scheme in (c.numerator, c.denominator)):
+        pair = [means[(scheme, psi)] for scheme in (c.numerator, c.denominator)]
+        if any(_fell_behind(m) for m in pair):
             verdict = "[dim]not judged: the emulator fell behind[/]"
+        elif any(math.isnan(m["late_p99_ms"]) for m in pair):
+            # Whether the emulator kept up was not measured: NaN compares
+            # false, and would pass for "it kept up".
+            verdict = "[dim]not judged: the emulator's lateness not measured[/]"
         elif math.isfinite(linux):
             verdict = fmt.verdict_markup(c.low <= linux <= c.high)
         else:

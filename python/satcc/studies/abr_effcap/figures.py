@@ -7,7 +7,7 @@ seeds stay within [0, 1]: an efficiency cannot leave it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -271,7 +271,18 @@ def claims_table(pp: pd.DataFrame, quick: bool) -> pd.DataFrame:
     return frame
 
 
-def _row(claim: str, source: str, measured: str, criterion: str, holds: bool | None) -> dict:
+def _row(
+    claim: str,
+    source: str,
+    measured: str,
+    criterion: str,
+    holds: bool | None,
+    rests_on: Iterable[float] = (),
+) -> dict:
+    """A claim's row; not judged (holds None) when a number it rests on was
+    not measured: NaN compares false, and would read as "does not hold"."""
+    if any(math.isnan(v) for v in rests_on):
+        holds = None
     return {
         "claim": claim,
         "source": source,
@@ -306,6 +317,7 @@ def claim_dip(pp: pd.DataFrame) -> dict:
     parts, holds = [], []
     for group, scheme in (("a", "instcap"), ("c", "effcap"), ("a", "alone")):
         sel = _select(pp, group=group, scheme=scheme, buffer=10, delta_ms="200")
+        sel = sel[sel["efficiency"].notna()]
         if sel.empty:
             continue
         # The dip: the lowest efficiency between the fastest variation and
@@ -341,12 +353,13 @@ def claim_effcap_vs_instcap(pp: pd.DataFrame) -> dict:
         f"{_ratio_text(r_l, e_l, i_l)} (buffer 10)",
         "effcap / instcap within 1.05-1.25 at the smallest τ/Δ and 0.90-1.00 at the largest",
         bool(1.05 <= r_s <= 1.25 and 0.90 <= r_l <= 1.0),
+        rests_on=(r_s, r_l),
     )
 
 
 def claim_low_fraction(pp: pd.DataFrame) -> dict:
-    eff = _select(pp, group="c", buffer=10)["efficiency"]
-    inst = _select(pp, group="a", scheme="instcap", buffer=10)["efficiency"]
+    eff = _select(pp, group="c", buffer=10)["efficiency"].dropna()
+    inst = _select(pp, group="a", scheme="instcap", buffer=10)["efficiency"].dropna()
     if eff.empty or inst.empty:
         return _row("effcap above the low-rate fraction", "section 6", "", "", None)
     return _row(
@@ -373,6 +386,7 @@ def claim_buffers(pp: pd.DataFrame) -> dict:
         f"alone {gaps['alone']:+.3f}",
         "|instcap gap| < 0.02 and alone gap > 2 × |instcap gap|",
         bool(abs(gaps["instcap"]) < 0.02 and gaps["alone"] > 2 * abs(gaps["instcap"])),
+        rests_on=gaps.values(),
     )
 
 
@@ -380,18 +394,20 @@ def claim_larger_delta(pp: pd.DataFrame) -> dict:
     d = _select(pp, group="d-delta")
     if d.empty:
         return _row("larger Δ lowers efficiency", "section 6, Figs. 16-17", "", "", None)
-    parts, holds = [], []
+    parts, holds, ends = [], [], []
     for (scheme, tau), sel in d.groupby(["scheme", "tau_s"]):
         sel = sel.assign(delta=sel["delta_ms"].astype(float)).sort_values("delta")
         first, last = sel["efficiency"].iloc[0], sel["efficiency"].iloc[-1]
         parts.append(f"{scheme} τ={tau * 1e3:g} ms: {first:.3f} → {last:.3f}")
         holds.append(last < first)
+        ends += [first, last]
     return _row(
         "larger Δ lowers efficiency",
         "section 6, Figs. 16-17",
         "; ".join(parts) + " (Δ 50 → 500 ms)",
         "efficiency at Δ = 500 ms below that at 50 ms, each scheme and τ",
-        all(holds),
+        all(holds) if holds else None,
+        rests_on=ends,
     )
 
 
@@ -400,6 +416,9 @@ def claim_n_effect(pp: pd.DataFrame) -> dict:
     for rule in ("fixed", "12delta"):
         m = _select(pp, group=f"d-M-{rule}")
         for (delta, psi), sel in m.groupby(["delta_ms", "psi"]):
+            sel = sel[sel["efficiency"].notna()]
+            if sel.empty:
+                continue
             best = sel.loc[sel["efficiency"].idxmax()]
             parts.append(f"{rule} Δ={delta} τ/Δ={psi:g}: best M×N {best['blocks']}")
     return _row(
@@ -417,6 +436,8 @@ def claim_fairness(pp: pd.DataFrame) -> dict:
         return _row("effcap gives both sessions fair shares", "section 7", "", "", None)
 
     def ratio(sel: pd.DataFrame) -> float:
+        if sel.empty:
+            return math.nan
         return float(sel["efficiency_1"].iloc[0] / sel["efficiency_2"].iloc[0])
 
     r_e = ratio(e[(e["scheme"] == "effcap") & (e["case"] == 1.0)])
@@ -428,6 +449,7 @@ def claim_fairness(pp: pd.DataFrame) -> dict:
         f"TCP alone {r_a:.3f}",
         "effcap ratio within 0.9-1.1 and TCP alone's further from 1",
         bool(0.9 <= r_e <= 1.1 and abs(r_a - 1) > abs(r_e - 1)),
+        rests_on=(r_e, r_a),
     )
 
 

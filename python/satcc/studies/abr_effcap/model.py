@@ -297,7 +297,11 @@ def efficiency(
     a sized transfer until it completed (NaN if it did not), or of an
     endless one over the whole run."""
     if transfer is None:
-        delivered = summary.get(f"tcp.{name}.delivered_bytes") or 0
+        # A run that reported no delivered bytes measured none: NaN, where
+        # 0 would judge an efficiency nothing measured.
+        delivered = summary.get(f"tcp.{name}.delivered_bytes")
+        if delivered is None:
+            return math.nan
         return delivered * PACKET / MSS / summary["run.end_time_s"] / capacity
     done = summary.get(f"tcp.{name}.completion_time_s")
     if done is None or not done > 0:

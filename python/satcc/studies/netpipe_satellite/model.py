@@ -440,11 +440,13 @@ def seeds(quick: bool) -> list[int]:
 
 
 def _ber_rows(summary: dict[str, Any], bers: list[float]) -> list[tuple[float, dict]]:
+    """Each bit error rate's block; {} for a path that reported none, so that
+    its figures read as not measured rather than as a run that got nothing
+    through (0 Mb/s would pass "throughput disappears at 1e-4")."""
     out = []
     for i, ber in enumerate(bers):
         rows = blocks(summary, f"e{i:02d}")
-        row = rows[0] if rows else {"transfer_time_s": math.nan, "transfer_time_var_s2": math.nan}
-        out.append((ber, row))
+        out.append((ber, rows[0] if rows else {}))
     return out
 
 
@@ -452,11 +454,19 @@ def ber_throughput_mbps(
     row: dict[str, float], block: int = BER_BLOCK, key: str = "transfer_time_s"
 ) -> float:
     """NetPIPE's figure, the block over its reported transfer time (the
-    fastest trial's mean); 0 when not even one trial completed in the run.
-    With key = "exchanges_transfer_time_mean_s", over the mean of every
-    timed exchange instead."""
-    t = row.get(key, math.nan)
+    fastest trial's mean); 0 when not even one trial completed in the run,
+    NaN when the run reported no such block at all (not measured). With
+    key = "exchanges_transfer_time_mean_s", over the mean of every timed
+    exchange instead."""
+    if key not in row:
+        return math.nan
+    t = row[key]
     return block * 8 / t / 1e6 if _finite(t) and t > 0 else 0.0
+
+
+def _fraction(part: float, whole: float) -> float:
+    # Of an error-free throughput that is 0 or was not measured, no fraction.
+    return part / whole if _finite(whole) and whole > 0 else math.nan
 
 
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
@@ -465,7 +475,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     if kind == "fig2":
         rows = blocks(summary, "np")
         return {
-            "latency_s": rows[0]["transfer_time_s"],
+            "latency_s": rows[0]["transfer_time_s"] if rows else math.nan,
             "peak_throughput_mbps": peak_throughput_mbps(rows),
             "max_shown_block_bytes": max_shown_block(rows),
         }
@@ -482,7 +492,9 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
             out[f"peak_throughput_mbps_socket_{kb:02d}kb"] = peak_throughput_mbps(rows)
             x.append(kb)
             y.append(mbps * 1e6 / NETPIPE_MBIT)
-        out["slope_netpipe_mbps_per_kb"] = fit_slope_through_origin(x, y)
+        # A socket whose 64 KB block was not measured leaves no line to fit.
+        fitted = all(math.isfinite(v) for v in y)
+        out["slope_netpipe_mbps_per_kb"] = fit_slope_through_origin(x, y) if fitted else math.nan
         return out
     if kind == "ber":
         rows = _ber_rows(summary, p["bers"])
@@ -493,21 +505,22 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         for ber, row in rows:
             tag = _label_ber(ber)
             out[f"throughput_mbps_ber_{tag}"] = ber_throughput_mbps(row)
-            out[f"throughput_fraction_ber_{tag}"] = ber_throughput_mbps(row) / clean
+            out[f"throughput_fraction_ber_{tag}"] = _fraction(ber_throughput_mbps(row), clean)
             out[f"cdv_pct_ber_{tag}"] = cdv_pct(row)
             # The same runs with every timed exchange counted alike: satcc's
             # figure before NetPIPE's reporting was modelled.
             every_mbps = ber_throughput_mbps(row, key=every)
             out[f"exchanges_throughput_mbps_ber_{tag}"] = every_mbps
-            out[f"exchanges_throughput_fraction_ber_{tag}"] = every_mbps / clean_every
+            out[f"exchanges_throughput_fraction_ber_{tag}"] = _fraction(every_mbps, clean_every)
             out[f"exchanges_cdv_pct_ber_{tag}"] = cdv_pct(row, exchanges=True)
         return out
     if kind == "udp":
         out = {}
         for i, rtt in enumerate(p["rtts"]):
             tag = _rtt_label(rtt).replace(" ", "")
-            out[f"transactions_per_s_rtt_{tag}"] = summary[f"udp_rr.u{i}.transactions_per_s"]
-            out[f"transaction_time_s_rtt_{tag}"] = summary[f"udp_rr.u{i}.transaction_time_mean_s"]
+            udp = f"udp_rr.u{i}."
+            out[f"transactions_per_s_rtt_{tag}"] = _number(summary, udp + "transactions_per_s")
+            out[f"transaction_time_s_rtt_{tag}"] = _number(summary, udp + "transaction_time_mean_s")
         return out
     small = blocks(summary, f"s{SIGNATURE_SOCKETS[0] // 1024:02d}")
     large = blocks(summary, f"s{SIGNATURE_SOCKETS[1] // 1024:02d}")

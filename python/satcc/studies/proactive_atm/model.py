@@ -400,25 +400,28 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
             continue
         k = f"cell_sources.{kind}."
         sent = summary[k + "cells_sent"]
-        m[f"{kind}_loss"] = summary[k + "queue_loss_ratio"]
-        m[f"{kind}_access_loss"] = summary[k + "access_loss_ratio"]
+        # A type that sent no cell has null ratios: not measured (NaN).
+        m[f"{kind}_loss"] = _num(summary[k + "queue_loss_ratio"])
+        m[f"{kind}_access_loss"] = _num(summary[k + "access_loss_ratio"])
         offered[kind] = summary[k + "offered_bps"]
         if kind != "data":
-            m[f"{kind}_late"] = summary[k + "late_fraction"]
+            m[f"{kind}_late"] = _num(summary[k + "late_fraction"])
             sent_rt += sent
             lost_rt += summary[k + "cells_dropped_in_queues"]
             late_rt += summary[k + "late_cells"]
             late_rt_net += summary[k + "late_in_network_cells"]
-    if sent_rt:
-        # Section 7.1's measure: delay from the cell's generation.
-        m["realtime_loss"] = lost_rt / sent_rt
-        m["realtime_late"] = late_rt / sent_rt
-        m["realtime_late_in_network"] = late_rt_net / sent_rt
+    realtime = counts["voice"] or counts["video"]
+    if realtime:
+        # Section 7.1's measure: delay from the cell's generation. With no
+        # real-time cell sent there is none to measure: NaN, not judged.
+        m["realtime_loss"] = lost_rt / sent_rt if sent_rt else math.nan
+        m["realtime_late"] = late_rt / sent_rt if sent_rt else math.nan
+        m["realtime_late_in_network"] = late_rt_net / sent_rt if sent_rt else math.nan
     # Section 7's mix: each type's share of what the sources sent.
     total = sum(offered.values())
     for kind, bps in offered.items():
         m[f"{kind}_share"] = bps / total if total else math.nan
-    if counts["data"] and sent_rt:
+    if counts["data"] and realtime:
         m["realtime_share"] = 1.0 - m["data_share"]
     m["load_measured"] = total / LINK_BPS
     m["load"] = m["load_mean_params"] if p["case"] == 1 else m["load_measured"]
@@ -432,8 +435,8 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         # A data source may send above its nominal 500 kb/s (no ceiling,
         # section 6.2.1.3) and its peak-rate controller then holds cells:
         # lateness from the network (queues) apart from that hold.
-        m["data_late"] = summary[k + "late_in_network_fraction"]
-        m["data_late_from_creation"] = summary[k + "late_fraction"]
+        m["data_late"] = _num(summary[k + "late_in_network_fraction"])
+        m["data_late_from_creation"] = _num(summary[k + "late_fraction"])
         m["data_access_hold_s"] = _num(summary.get(k + "access_hold_mean_s"))
     # Cells the UPC marked CLP = 1 (none in case 1, which has no UPC): what
     # the bucket depth trades against the real-time cells' delay.

@@ -29,6 +29,7 @@ def layout(table: Any) -> list[Any]:
     from rich.table import Table
 
     from satcc import fmt
+    from satcc.studies.compare import verdict_markup
 
     present = bool((table["tolerance_kind"] != "none").any())
     title = "tcp-crosscheck: satcc against ns-2.35, goodput in Mb/s (payload)"
@@ -73,7 +74,7 @@ def layout(table: Any) -> list[Any]:
                 fmt.mean_ci(ours.measured, ours.ci_half_width),
                 fmt.mean_ci(theirs.measured, theirs.ci_half_width),
                 ratio_text,
-                fmt.verdict_markup(ratio.passed),
+                verdict_markup(ratio),
             ]
             if flow is None:
                 cells += [
