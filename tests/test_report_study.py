@@ -190,3 +190,27 @@ def test_drawn_figures_are_200_dpi_shown_at_96_px_per_inch(study_dir: Path) -> N
         size, dpi = forest.size, forest.info["dpi"]
     assert round(dpi[0]) == 200
     assert abs(size[0] - int(width) * 200 / 96) <= 1 and abs(size[1] - int(height) * 200 / 96) <= 1
+
+
+def test_a_check_no_run_measured_reads_not_measured_and_the_study_is_no_pass(
+    study_dir: Path, tmp_path: Path
+) -> None:
+    # One check kept its tolerance but has no measurement (passed None, as
+    # compare gives a NaN mean): neither PASS nor FAIL on its row, and the
+    # study, with a check it could not judge, is not a PASS.
+    document = json.loads((study_dir / "queueing-theory.json").read_text())
+    document["study"] = "half-measured"
+    first = document["checks"][0]
+    assert first["tolerance_kind"] != "none" and first["passed"] is True
+    document["checks"] = [
+        dict(first, study="half-measured"),
+        dict(first, study="half-measured", label="lost", measured=None, passed=None),
+    ]
+    out = tmp_path / "half-measured"
+    out.mkdir()
+    (out / "half-measured.json").write_text(json.dumps(document))
+    section = report.study_section(out)
+    rows = re.findall(r'<tr class="(\w+)">.*?<td class="verdict">([^<]*)</td>', section, re.S)
+    assert rows == [("pass", "PASS"), ("shown", "not measured")], rows
+    outcome = report.study_outcome(report.load_study(out))
+    assert (outcome.passed, outcome.total, outcome.ok, outcome.status) == (1, 2, False, "FAIL")
