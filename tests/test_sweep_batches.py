@@ -363,3 +363,48 @@ def test_a_study_refuses_a_run_its_store_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(satcc.store, "_build", lambda: "0000000000000000")
     with pytest.raises(RunFailed, match="install the same satcc on every worker"):
         execute_in_campaign(specs, [1], tmp_path / "c", jobs=1)
+
+
+# ---------------------------------------------------------------------------
+# A study's own computation in worker processes (map_in_processes)
+
+
+def _square_or_fail(x: int) -> int:
+    # Module level: it pickles into the workers by name.
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return x * x
+
+
+def test_map_in_processes_keeps_the_order_and_raises_a_call_s_failure():
+    from satcc.executors import map_in_processes
+
+    calls = [(x,) for x in range(40)]
+    expected = [x * x for x in range(40)]
+    assert map_in_processes(_square_or_fail, calls, jobs=2) == expected
+    assert map_in_processes(_square_or_fail, calls, jobs=1) == expected
+    with pytest.raises(ValueError, match="negative: -3"):
+        map_in_processes(_square_or_fail, [(1,), (-3,), (2,)], jobs=2)
+
+
+def test_tfrc_dama_fluid_curves_are_the_same_on_one_or_two_processes():
+    import numpy as np
+    from satcc.studies.tfrc_dama import figures
+    from satcc.studies.tfrc_dama import model as study_model
+    from satcc.studies.tfrc_dama.data import PhaseSweep, Results
+
+    t = np.linspace(0.0, 8.0, 81)
+    sweep = PhaseSweep(t, np.ones((3, t.size)), np.ones((3, t.size)), [{}] * 3, [0, 5, 11])
+    r = Results({("small", "DAMA"): sweep, ("small", "QSD Tq=0"): sweep}, {}, {}, {})
+    one = figures.fluid_curves({"ns2": r}, jobs=1)
+    two = figures.fluid_curves({"ns2": r}, jobs=2)
+    assert one.keys() == two.keys() and sorted(one["ns2"]) == sorted(two["ns2"])
+    assert len(one["ns2"]) == 4  # two strategies, two feedback rules
+    slot = study_model.timing("small")["slot_s"]
+    for key, curve in one["ns2"].items():
+        assert curve.tobytes() == two["ns2"][key].tobytes(), key
+        # The mean over the sweep's phases of one fluid run each.
+        runs = [
+            figures.fluid_e2ed("small", key[1], p * slot, key[2], t, "rfc3448") for p in (0, 5, 11)
+        ]
+        assert curve.tobytes() == np.nanmean(runs, axis=0).tobytes()

@@ -355,6 +355,31 @@ def abandon_pool(pool: cf.ProcessPoolExecutor) -> None:
         manager.join(timeout=5)
 
 
+def map_in_processes(fn: Callable[..., Any], calls: list[tuple], jobs: int) -> list[Any]:
+    """`fn(*args)` for every `args` of `calls`, results in the same order, on
+    up to `jobs` local processes: for a study's own computation beside its
+    runs (tfrc-dama's fluid model). Inline when `jobs` is 1 or there is a
+    single call. `fn` must be importable by name (module level). A call that
+    raises raises here; Ctrl-C or SIGTERM stops the workers at once."""
+    if jobs <= 1 or len(calls) < 2:
+        return [fn(*args) for args in calls]
+    pool = process_pool(min(jobs, len(calls)), ignore_sigint)
+    try:
+        futures = [pool.submit(fn, *args) for args in calls]
+        pending = set(futures)
+        while pending:
+            done, pending = cf.wait(pending, timeout=1.0, return_when=cf.FIRST_EXCEPTION)
+            raise_if_terminated()
+            for future in done:
+                future.result()  # the first failure, at once
+        results = [future.result() for future in futures]
+    except BaseException:
+        abandon_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
 # Tasks or batches submitted ahead per worker: enough to keep every worker
 # busy while the caller stores outcomes, few enough that a million-run sweep
 # holds a handful of futures, not a million (and Ctrl-C has little to cancel).

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from satcc.build import build_id
 from satcc.console import table_console
-from satcc.executors import refuse_while_importing
+from satcc.executors import default_jobs, refuse_while_importing
 from satcc.studies.compare import aggregate, compare, measure
 from satcc.studies.emulated_mode import require_emulation
 from satcc.studies.execution import (
@@ -116,11 +116,12 @@ def reproduce(
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run), quick=quick)
     written = []
+    extra = {"jobs": jobs or default_jobs()} if study.artifacts_take_jobs else {}
     if study.artifacts and study.series:
         series = campaign_series(planned, campaign, study.series) if planned else {}
-        written = list(study.artifacts(specs, summaries, out_dir, quick, series))
+        written = list(study.artifacts(specs, summaries, out_dir, quick, series, **extra))
     elif study.artifacts:
-        written = list(study.artifacts(specs, summaries, out_dir, quick))
+        written = list(study.artifacts(specs, summaries, out_dir, quick, **extra))
     if show:
         console = console or table_console()
         print_comparison(study, table, console, quick=quick)

@@ -151,6 +151,9 @@ class Study:
     # read back from the campaign store and handed to `artifacts` as a fifth
     # argument, {(run index, seed): {name: (x, values)}}.
     series: tuple[str, ...] = ()
+    # Artifacts that compute much of their own (tfrc-dama's fluid model) take
+    # `jobs=`, the reproduction's -j, as a last keyword.
+    artifacts_take_jobs: bool = False
 
     def references_for(self, quick: bool) -> list[Reference]:
         """The references a run in this mode is compared with."""

@@ -17,8 +17,9 @@ def _artifacts(
     out: Path,
     quick: bool,
     series: dict[tuple[int, int], dict[str, Any]],
+    jobs: int = 1,
 ) -> list[str]:
-    return figures.write(specs, summaries, series, out, quick)
+    return figures.write(specs, summaries, series, out, quick, jobs)
 
 
 STUDY = Study(
@@ -39,5 +40,6 @@ STUDY = Study(
         "instead of 4 x 25 000 s"
     ),
     artifacts=_artifacts,
+    artifacts_take_jobs=True,
     series=model.series_names(),
 )

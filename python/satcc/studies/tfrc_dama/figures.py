@@ -15,6 +15,7 @@ from rich.table import Table
 
 from satcc.analysis.tfrc_fluid import FluidTiming, simulate, tq_opt_numeric
 from satcc.console import table_console
+from satcc.executors import map_in_processes
 from satcc.studies import plots
 from satcc.studies.present import write_atomic
 from satcc.studies.spec import RunSpec
@@ -43,6 +44,7 @@ def write(
     series: dict[tuple[int, int], dict[str, Any]],
     out: Path,
     quick: bool,
+    jobs: int = 1,
 ) -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     results = {p: gather(specs, summaries, series, p) for p in study.PROFILES}
@@ -53,16 +55,16 @@ def write(
     written += _fig4(r, out)
     written += _fig_phases(r, out, "large", FIG5, "fig5_large", "Fig. 5")
     written += _fig6(r, out)
-    fluids, curves = {}, {}
+    fluids = {}
+    curves = fluid_curves(results, jobs)
     for profile, res in results.items():
-        curves[profile] = fluid_curves(res)
         fluids[profile] = fluid_comparison(res, curves[profile]).assign(profile=profile)
     fluid = pd.concat(fluids.values(), ignore_index=True)
     write_atomic(out / "fluid_vs_packets.csv", fluid.to_csv(index=False, lineterminator="\n"))
     written.append("fluid_vs_packets.csv")
     written += _fig_fluid_vs_packets(r, curves[study.DEFAULT_PROFILE], out)
     written += _fig7(out)
-    tq = tq_table(quick)
+    tq = tq_table(quick, jobs)
     write_atomic(out / "tq.csv", tq.to_csv(index=False, lineterminator="\n"))
     written.append("tq.csv")
     written += _fig8(r, out)
@@ -345,56 +347,58 @@ def _fluid_kwargs(name: str, timing: FluidTiming) -> dict[str, Any]:
     return kw
 
 
-def fluid_curve(
-    frame: str,
-    name: str,
-    phases_s: list[float],
-    feedback: str,
-    t: np.ndarray,
-    initial_rate: str = "rfc3448",
+def fluid_e2ed(
+    frame: str, name: str, phase: float, feedback: str, t: np.ndarray, initial_rate: str
 ) -> np.ndarray:
-    """The fluid model's E2ED against generation time, averaged over start
-    phases (each phase its own fluid run)."""
+    """One start phase's fluid run: its E2ED on the packets' time axis `t`."""
     timing = FluidTiming.skyplex(frame)
-    duration = float(t[-1]) + 10.0
-    curves = []
-    for phase in phases_s:
-        kw = _fluid_kwargs(name, timing)
-        res = simulate(
-            timing,
-            phase=phase,
-            duration=duration,
-            feedback=feedback,
-            initial_rate=initial_rate,
-            **kw,
-        )
-        curves.append(np.interp(t, res.t, res.e2ed()))
-    return np.nanmean(curves, axis=0)
+    res = simulate(
+        timing,
+        phase=phase,
+        duration=float(t[-1]) + 10.0,
+        feedback=feedback,
+        initial_rate=initial_rate,
+        **_fluid_kwargs(name, timing),
+    )
+    return np.interp(t, res.t, res.e2ed())
 
 
 # At most this many start phases per fluid curve (spread over the sweep's).
 FLUID_PHASES = 24
 
 
-def fluid_curves(r: Results) -> dict[tuple[str, str, str], np.ndarray]:
-    """(frame, strategy, feedback) -> the fluid's mean E2ED over the sweep's
-    start phases, on the packets' time axis. The fluid starts as RFC 5348
-    does for that profile's runs, else as RFC 3448 (one packet a second
-    before the first report; the model has no rule of ns-2's)."""
-    initial_rate = "rfc5348" if r.profile == "rfc5348" else "rfc3448"
-    out = {}
-    for frame in study.FRAMES:
-        slot = study.timing(frame)["slot_s"]
-        for name in FLUID_CASES:
-            sweep = r.single.get((frame, name))
-            if sweep is None or sweep.e2ed.size == 0:
-                continue
-            step = max(1, len(sweep.phases) // FLUID_PHASES)
-            phases = [p * slot for p in sweep.phases[::step]]
-            for feedback in ("paper", "rfc5348"):
-                out[(frame, name, feedback)] = fluid_curve(
-                    frame, name, phases, feedback, sweep.t, initial_rate
-                )
+def fluid_curves(
+    results: dict[str, Results], jobs: int = 1
+) -> dict[str, dict[tuple[str, str, str], np.ndarray]]:
+    """Per profile, (frame, strategy, feedback) -> the fluid's mean E2ED over
+    the sweep's start phases (each phase its own fluid run, on up to `jobs`
+    processes), on the packets' time axis. The fluid starts as RFC 5348 does
+    for that profile's runs, else as RFC 3448 (one packet a second before
+    the first report; the model has no rule of ns-2's)."""
+    curves: list[tuple[str, tuple[str, str, str]]] = []
+    calls: list[tuple] = []
+    for profile, r in results.items():
+        initial_rate = "rfc5348" if r.profile == "rfc5348" else "rfc3448"
+        for frame in study.FRAMES:
+            slot = study.timing(frame)["slot_s"]
+            for name in FLUID_CASES:
+                sweep = r.single.get((frame, name))
+                if sweep is None or sweep.e2ed.size == 0:
+                    continue
+                step = max(1, len(sweep.phases) // FLUID_PHASES)
+                phases = [p * slot for p in sweep.phases[::step]]
+                for feedback in ("paper", "rfc5348"):
+                    curves.append((profile, (frame, name, feedback)))
+                    calls.append(
+                        [(frame, name, p, feedback, sweep.t, initial_rate) for p in phases]
+                    )
+    # One pool for every phase of every curve: 1141 fluid runs in full mode.
+    flat = map_in_processes(fluid_e2ed, [c for per_curve in calls for c in per_curve], jobs)
+    out: dict[str, dict[tuple[str, str, str], np.ndarray]] = {p: {} for p in results}
+    start = 0
+    for (profile, key), per_curve in zip(curves, calls, strict=True):
+        out[profile][key] = np.nanmean(flat[start : start + len(per_curve)], axis=0)
+        start += len(per_curve)
     return out
 
 
@@ -463,7 +467,7 @@ def _fig_fluid_vs_packets(r: Results, curves: dict, out: Path) -> list[str]:
     )
 
 
-def tq_table(quick: bool) -> pd.DataFrame:
+def tq_table(quick: bool, jobs: int = 1) -> pd.DataFrame:
     """T_q,opt and T_q,max: eq. (6)/(3) from the model's timing, the values
     the paper quotes, and T_q,opt found on the fluid model (the smallest T_q
     on a 10 ms grid, 50 ms in quick mode, with no second hump)."""
@@ -479,14 +483,21 @@ def tq_table(quick: bool) -> pd.DataFrame:
             "tq_max_eq3_ms": timing.tq_max * 1e3,
             "tq_max_table1_ms": quoted_max[frame],
         }
-        for feedback in ("paper", "rfc5348"):
-            step = 0.05 if quick else 0.01
-            tq = tq_opt_numeric(timing, step=step, duration=25.0, feedback=feedback)
-            row[f"tq_opt_fluid_{feedback}_ms"] = tq * 1e3
         rows.append(row)
+    # The numeric search, one frame and feedback rule per process.
+    step = 0.05 if quick else 0.01
+    cases = [(row["frame"], feedback) for row in rows for feedback in ("paper", "rfc5348")]
+    found = map_in_processes(_tq_opt_fluid, [(f, fb, step) for f, fb in cases], jobs)
+    for (frame_name, feedback), tq in zip(cases, found, strict=True):
+        row = next(r for r in rows if r["frame"] == frame_name)
+        row[f"tq_opt_fluid_{feedback}_ms"] = tq * 1e3
     frame = pd.DataFrame(rows)
     frame["fig9_tq_max_quoted_ms"] = [1230.0, math.nan]
     return frame
+
+
+def _tq_opt_fluid(frame: str, feedback: str, step: float) -> float:
+    return tq_opt_numeric(FluidTiming.skyplex(frame), step=step, duration=25.0, feedback=feedback)
 
 
 # --------------------------------------------------------------- the aggregated scenario
