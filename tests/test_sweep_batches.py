@@ -408,3 +408,14 @@ def test_tfrc_dama_fluid_curves_are_the_same_on_one_or_two_processes():
             figures.fluid_e2ed("small", key[1], p * slot, key[2], t, "rfc3448") for p in (0, 5, 11)
         ]
         assert curve.tobytes() == np.nanmean(runs, axis=0).tobytes()
+
+
+def test_a_study_planned_on_two_processes_plans_the_same_runs_in_the_same_order(monkeypatch):
+    from satcc.studies import execution, get
+
+    study = get("tfrc-dama")
+    specs, seeds = study.runs(True), list(study.seeds(True))
+    monkeypatch.setattr(execution, "PARALLEL_PLANNING_SPECS", 10)
+    alone = execution.plan_runs(specs, seeds)
+    together = execution.plan_runs(specs, seeds, jobs=2)
+    assert list(together.items()) == list(alone.items()) and len(alone) > 100

@@ -89,12 +89,15 @@ def reproduce(
     out_dir = Path(out) if out is not None else Path("results") / study.name
     campaign = out_dir / f"campaign-{build_id()}"
     planned = None
+    # The parent's own work (planning, artifacts) on processes of this
+    # machine: -j, but no more than its CPUs (-j may count a cluster's).
+    local_jobs = min(jobs or default_jobs(), default_jobs())
     if worker is run_one:
         removed = remove_other_campaigns(out_dir, campaign)
         if removed and show:
             note = f"{study.name}: removed {len(removed)} campaign(s) of other builds"
             (console or table_console()).print(f"{note}: {', '.join(removed)}", highlight=False)
-        planned = plan_runs(specs, seeds)
+        planned = plan_runs(specs, seeds, local_jobs)
         summaries = execute_in_campaign(
             specs,
             seeds,
@@ -116,7 +119,7 @@ def reproduce(
     per_run = measure(study, specs, summaries)
     table = compare(study, specs, aggregate(per_run), quick=quick)
     written = []
-    extra = {"jobs": jobs or default_jobs()} if study.artifacts_take_jobs else {}
+    extra = {"jobs": local_jobs} if study.artifacts_take_jobs else {}
     if study.artifacts and study.series:
         series = campaign_series(planned, campaign, study.series) if planned else {}
         written = list(study.artifacts(specs, summaries, out_dir, quick, series, **extra))
