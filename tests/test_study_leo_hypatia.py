@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import math
 
-import pandas as pd
 import pytest
 import satcc
-from rich.console import Console
 from satcc.scenario import Scenario
 from satcc.studies import compare
 from satcc.studies import leo_hypatia as study
+from study_table_helpers import layout_text, unmeasured_table
 
 
 def test_the_runs_are_hypatias_setup():
@@ -61,31 +60,14 @@ def test_newreno_over_manila_dalian_keeps_the_link_busy_on_its_sawtooth():
     assert summary["run.pdus_unaccounted"] == 0
 
 
-def _unmeasured_table(study_, quick: bool = False):
-    # The comparison table when no run measured anything: every mean NaN.
-    nan = math.nan
-    refs = study_.references_for(quick)
-    agg = pd.DataFrame(
-        [{"label": r.label, "metric": r.metric, "mean": nan, "ci_half_width": nan} for r in refs]
-    ).assign(n=1)
-    return compare.compare(study_, study_.runs(quick), agg, quick)
-
-
-def _layout_text(study_, table) -> str:
-    console = Console(record=True, width=250)
-    # The grid of runs only: its "checks" column, not the judged list below.
-    console.print(study_.layout(table)[0])
-    return console.export_text()
-
-
 def test_no_check_is_judged_on_numbers_that_were_not_measured():
     # NaN compares false: every check read FAIL with n/a as its measurement.
     # Now none is judged, and the layout says "not measured".
     s = study.STUDY
-    table = _unmeasured_table(s)
+    table = unmeasured_table(s)
     judged = table[table["tolerance_kind"] != "none"]
     assert len(judged) and judged["passed"].isna().all()
-    text = _layout_text(s, table)
+    text = layout_text(s, table, parts=1)  # the grid of runs: its "checks" column
     assert "PASS" not in text and "FAIL" not in text and "not measured" in text
 
 

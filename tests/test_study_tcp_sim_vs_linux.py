@@ -13,15 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import satcc
-from rich.console import Console
 from satcc import studies
 from satcc.emulate import bulk
-from satcc.studies import compare
 from satcc.studies import tcp_sim_vs_linux as study
 from satcc.studies.execution import run_one
+from study_table_helpers import layout_text, unmeasured_table
 
 needs_emulation = pytest.mark.skipif(
     not study.can_emulate(), reason="emulation needs root, /dev/net/tun and iproute2's ip"
@@ -220,29 +218,12 @@ def test_a_controller_the_kernel_lacks_is_simulated_and_not_judged(monkeypatch):
     assert measured["satcc_goodput_mbps"] > 4.5
 
 
-def _unmeasured_table(study_, quick: bool = False):
-    # The comparison table when no run measured anything: every mean NaN.
-    nan = math.nan
-    refs = study_.references_for(quick)
-    agg = pd.DataFrame(
-        [{"label": r.label, "metric": r.metric, "mean": nan, "ci_half_width": nan} for r in refs]
-    ).assign(n=1)
-    return compare.compare(study_, study_.runs(quick), agg, quick)
-
-
-def _layout_text(study_, table) -> str:
-    console = Console(record=True, width=250)
-    for part in study_.layout(table):
-        console.print(part)
-    return console.export_text()
-
-
 def test_no_check_is_judged_on_numbers_that_were_not_measured():
     # NaN compares false: every check read FAIL with n/a as its measurement.
     # Now none is judged, and the layout says "not measured".
     s = dataclasses.replace(study.STUDY, references=study.references(judge=True))
-    table = _unmeasured_table(s)
+    table = unmeasured_table(s)
     judged = table[table["tolerance_kind"] != "none"]
     assert len(judged) and judged["passed"].isna().all()
-    text = _layout_text(s, table)
+    text = layout_text(s, table)
     assert "PASS" not in text and "FAIL" not in text and "not measured" in text

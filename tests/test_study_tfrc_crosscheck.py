@@ -8,14 +8,13 @@ from __future__ import annotations
 import dataclasses
 import math
 
-import pandas as pd
 import pytest
 import satcc
-from rich.console import Console
 from satcc import studies
-from satcc.studies import compare, ns2, ns2_tfrc
+from satcc.studies import ns2, ns2_tfrc
 from satcc.studies import tfrc_crosscheck as study
 from satcc.studies.ns2_tfrc import TfrcCase
+from study_table_helpers import layout_text, unmeasured_table
 
 NO_NS2 = "ns-2 (`ns`, Debian package ns2) is not installed: bash scripts/ensure-ns2.sh"
 needs_ns2 = pytest.mark.skipif(ns2.find_ns() is None, reason=NO_NS2)
@@ -195,29 +194,12 @@ def test_quick_reproduction_judges_every_case(tmp_path):
     assert (tmp_path / "startup.csv").exists() and (tmp_path / "startup.png").exists()
 
 
-def _unmeasured_table(study_, quick: bool = False):
-    # The comparison table when no run measured anything: every mean NaN.
-    nan = math.nan
-    refs = study_.references_for(quick)
-    agg = pd.DataFrame(
-        [{"label": r.label, "metric": r.metric, "mean": nan, "ci_half_width": nan} for r in refs]
-    ).assign(n=1)
-    return compare.compare(study_, study_.runs(quick), agg, quick)
-
-
-def _layout_text(study_, table) -> str:
-    console = Console(record=True, width=250)
-    for part in study_.layout(table):
-        console.print(part)
-    return console.export_text()
-
-
 def test_no_check_is_judged_on_numbers_that_were_not_measured():
     # NaN compares false: every check read FAIL with n/a as its measurement.
     # Now none is judged, and the layout says "not measured".
     s = dataclasses.replace(study.STUDY, references=study.references(judge=True))
-    table = _unmeasured_table(s)
+    table = unmeasured_table(s)
     judged = table[table["tolerance_kind"] != "none"]
     assert len(judged) and judged["passed"].isna().all()
-    text = _layout_text(s, table)
+    text = layout_text(s, table)
     assert "PASS" not in text and "FAIL" not in text and "not measured" in text

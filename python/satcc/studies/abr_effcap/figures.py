@@ -7,7 +7,7 @@ seeds stay within [0, 1]: an efficiency cannot leave it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from satcc.analysis.effcap import efficiency_bounds
 from satcc.console import table_console
 from satcc.studies import plots
 from satcc.studies.abr_effcap import model as study
+from satcc.studies.claim_rows import CLAIM_COLUMNS, claim_row
 from satcc.studies.present import write_atomic
 from satcc.studies.spec import RunSpec
 
@@ -265,31 +266,10 @@ def _eff(pp: pd.DataFrame, **where: Any) -> tuple[float, float]:
 
 def claims_table(pp: pd.DataFrame, quick: bool) -> pd.DataFrame:
     rows = [c(pp) for c in CLAIMS]
-    frame = pd.DataFrame(rows, columns=["claim", "source", "measured", "criterion", "holds"])
+    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     if quick:
         frame["measured"] = frame["measured"].where(frame["holds"].notna(), "not run in quick mode")
     return frame
-
-
-def _row(
-    claim: str,
-    source: str,
-    measured: str,
-    criterion: str,
-    holds: bool | None,
-    rests_on: Iterable[float] = (),
-) -> dict:
-    """A claim's row; not judged (holds None) when a number it rests on was
-    not measured: NaN compares false, and would read as "does not hold"."""
-    if any(math.isnan(v) for v in rests_on):
-        holds = None
-    return {
-        "claim": claim,
-        "source": source,
-        "measured": measured,
-        "criterion": criterion,
-        "holds": holds,
-    }
 
 
 def _ratio_text(r: float, a: float, b: float) -> str:
@@ -304,7 +284,7 @@ def claim_abr_beats_alone(pp: pd.DataFrame) -> dict:
         r = abr / alone
         parts.append(f"B={buffer}: {_ratio_text(r, abr, alone)}")
         holds.append(None if math.isnan(r) else 1.15 <= r <= 1.35)
-    return _row(
+    return claim_row(
         "ABR (instcap) improves on TCP alone by 20-30 % for slow variation",
         "sections 5.1 and 8",
         "; ".join(parts) + f" at τ/Δ = {study.SLOW:g}",
@@ -325,7 +305,7 @@ def claim_dip(pp: pd.DataFrame) -> dict:
         low = sel.loc[sel["efficiency"].idxmin()]
         parts.append(f"{scheme}: lowest {low['efficiency']:.3f} at τ/Δ = {low['psi']:g}")
         holds.append(0.5 <= low["psi"] <= 2.0)
-    return _row(
+    return claim_row(
         "all schemes dip for τ/Δ between 0.5 and 2",
         "sections 5-6, Figs. 8-15",
         "; ".join(parts),
@@ -337,7 +317,7 @@ def claim_dip(pp: pd.DataFrame) -> dict:
 def claim_effcap_vs_instcap(pp: pd.DataFrame) -> dict:
     psis = sorted(_select(pp, group="c", buffer=10)["psi"].unique())
     if not psis:
-        return _row("effcap vs instcap", "section 6", "", "", None)
+        return claim_row("effcap vs instcap", "section 6", "", "", None)
     # "Small" is judged at τ/Δ = 0.5: below it the testbed chain switches
     # at nearly every 30 ms step (at 0.15, every step: a fixed alternation).
     small, large = study.FAST, psis[-1]
@@ -346,7 +326,7 @@ def claim_effcap_vs_instcap(pp: pd.DataFrame) -> dict:
     e_l, _ = _eff(pp, group="c", buffer=10, psi=large)
     i_l, _ = _eff(pp, group="a", scheme="instcap", buffer=10, psi=large)
     r_s, r_l = e_s / i_s, e_l / i_l
-    return _row(
+    return claim_row(
         "effcap is 10-20 % above instcap for small τ/Δ and a few percent below for large",
         "section 6, Figs. 11-14",
         f"τ/Δ = {small:g}: {_ratio_text(r_s, e_s, i_s)}; τ/Δ = {large:g}: "
@@ -361,8 +341,8 @@ def claim_low_fraction(pp: pd.DataFrame) -> dict:
     eff = _select(pp, group="c", buffer=10)["efficiency"].dropna()
     inst = _select(pp, group="a", scheme="instcap", buffer=10)["efficiency"].dropna()
     if eff.empty or inst.empty:
-        return _row("effcap above the low-rate fraction", "section 6", "", "", None)
-    return _row(
+        return claim_row("effcap above the low-rate fraction", "section 6", "", "", None)
+    return claim_row(
         "effcap stays above the low-rate fraction where instcap falls below it",
         "section 6, Fig. 12; conclusions",
         f"lowest effcap {eff.min():.3f}, lowest instcap {inst.min():.3f}, "
@@ -379,7 +359,7 @@ def claim_buffers(pp: pd.DataFrame) -> dict:
         b10, _ = _eff(pp, group="a", scheme=scheme, buffer=10, psi=study.SLOW)
         b12, _ = _eff(pp, group="a", scheme=scheme, buffer=12, psi=study.SLOW)
         gaps[scheme] = b12 - b10
-    return _row(
+    return claim_row(
         "buffers 10 and 12 give nearly equal efficiency under ABR but not for TCP alone",
         "section 5.1, Figs. 8-9",
         f"B=12 minus B=10 at τ/Δ = {study.SLOW:g}: instcap {gaps['instcap']:+.3f}, "
@@ -393,7 +373,7 @@ def claim_buffers(pp: pd.DataFrame) -> dict:
 def claim_larger_delta(pp: pd.DataFrame) -> dict:
     d = _select(pp, group="d-delta")
     if d.empty:
-        return _row("larger Δ lowers efficiency", "section 6, Figs. 16-17", "", "", None)
+        return claim_row("larger Δ lowers efficiency", "section 6, Figs. 16-17", "", "", None)
     parts, holds, ends = [], [], []
     for (scheme, tau), sel in d.groupby(["scheme", "tau_s"]):
         sel = sel.assign(delta=sel["delta_ms"].astype(float)).sort_values("delta")
@@ -401,7 +381,7 @@ def claim_larger_delta(pp: pd.DataFrame) -> dict:
         parts.append(f"{scheme} τ={tau * 1e3:g} ms: {first:.3f} → {last:.3f}")
         holds.append(last < first)
         ends += [first, last]
-    return _row(
+    return claim_row(
         "larger Δ lowers efficiency",
         "section 6, Figs. 16-17",
         "; ".join(parts) + " (Δ 50 → 500 ms)",
@@ -421,7 +401,7 @@ def claim_n_effect(pp: pd.DataFrame) -> dict:
                 continue
             best = sel.loc[sel["efficiency"].idxmax()]
             parts.append(f"{rule} Δ={delta} τ/Δ={psi:g}: best M×N {best['blocks']}")
-    return _row(
+    return claim_row(
         "the effect of M and n depends on the τ/Δ region (reported, not judged)",
         "section 6, Figs. 18-19",
         "; ".join(parts),
@@ -433,7 +413,7 @@ def claim_n_effect(pp: pd.DataFrame) -> dict:
 def claim_fairness(pp: pd.DataFrame) -> dict:
     e = _select(pp, group="e", psi=study.SLOW)
     if e.empty:
-        return _row("effcap gives both sessions fair shares", "section 7", "", "", None)
+        return claim_row("effcap gives both sessions fair shares", "section 7", "", "", None)
 
     def ratio(sel: pd.DataFrame) -> float:
         if sel.empty:
@@ -442,7 +422,7 @@ def claim_fairness(pp: pd.DataFrame) -> dict:
 
     r_e = ratio(e[(e["scheme"] == "effcap") & (e["case"] == 1.0)])
     r_a = ratio(e[e["scheme"] == "alone"])
-    return _row(
+    return claim_row(
         "effcap gives both sessions fair shares where TCP alone does not",
         "section 7, Figs. 20-23",
         f"throughput ratio 240 ms / 360 ms session at τ/Δ = {study.SLOW:g}: effcap {r_e:.3f}, "

@@ -35,6 +35,7 @@ import pandas as pd
 import satcc
 from satcc.seed_bands import confidence_half_width
 from satcc.studies.abr_effcap import model
+from satcc.studies.claim_rows import judged
 
 PSIS = (0.25, 0.5, 1.0, 50.0)
 BUFFERS = (10, 12)
@@ -201,12 +202,6 @@ def _band(values: pd.Series) -> tuple[float, float]:
     return float(v.mean()), confidence_half_width(v)
 
 
-def _judged(holds: bool, *values: float) -> bool | None:
-    """A claim's verdict, or None when a number it rests on was not
-    measured: NaN compares false and would read as "does not hold"."""
-    return None if any(math.isnan(v) for v in values) else bool(holds)
-
-
 def _curve(df: pd.DataFrame, scheme: str, buffer: int) -> pd.Series:
     """Mean efficiency by τ/Δ of one scheme and buffer over the capacity
     paths (not the limits); empty where nothing was measured."""
@@ -230,7 +225,7 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
             {"scheme": "alone", "buffer": b, "psi": 50.0},
         )
         out.append(
-            (f"instcap / alone, τ/Δ 50, B {b} (1.15-1.35)", m, ci, _judged(1.15 <= m <= 1.35, m))
+            (f"instcap / alone, τ/Δ 50, B {b} (1.15-1.35)", m, ci, judged(1.15 <= m <= 1.35, m))
         )
     curves = {(s, b): _curve(df, s, b) for s in SCHEMES for b in BUFFERS}
     lowest = {s: curves[s, 10].idxmin() if len(curves[s, 10]) else math.nan for s in SCHEMES}
@@ -239,7 +234,7 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
             "τ/Δ of the lowest, B 10, alone / instcap / effcap (each 0.5-2)",
             "/".join(f"{lowest[s]:g}" for s in SCHEMES),
             math.nan,
-            _judged(all(0.5 <= v <= 2 for v in lowest.values()), *lowest.values()),
+            judged(all(0.5 <= v <= 2 for v in lowest.values()), *lowest.values()),
         )
     )
     for psi in (0.25, 0.5, 50.0):
@@ -251,9 +246,9 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
             text, holds = "effcap / instcap, τ/Δ 0.25, B 10 (shown)", None
         elif psi == 0.5:
             text = "effcap / instcap, τ/Δ 0.5, B 10 (1.05-1.25)"
-            holds = _judged(1.05 <= m <= 1.25, m)
+            holds = judged(1.05 <= m <= 1.25, m)
         else:
-            text, holds = "effcap / instcap, τ/Δ 50, B 10 (0.90-1.00)", _judged(0.9 <= m <= 1.0, m)
+            text, holds = "effcap / instcap, τ/Δ 50, B 10 (0.90-1.00)", judged(0.9 <= m <= 1.0, m)
         out.append((text, m, ci, holds))
     e_low, i_low = curves["effcap", 10].min(), curves["instcap", 10].min()
     out.append(
@@ -261,7 +256,7 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
             f"lowest effcap / lowest instcap, B 10 (effcap ≥ {LOW_FRACTION:.3f} > instcap)",
             f"{e_low:.3f} / {i_low:.3f}",
             math.nan,
-            _judged(e_low >= LOW_FRACTION > i_low, e_low, i_low),
+            judged(e_low >= LOW_FRACTION > i_low, e_low, i_low),
         )
     )
     d_abr = curves["instcap", 12].get(50.0, math.nan) - curves["instcap", 10].get(50.0, math.nan)
@@ -271,7 +266,7 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
             "B 12 − B 10 at τ/Δ 50, instcap / alone (instcap < 0.02, alone > twice it)",
             f"{d_abr:+.3f} / {d_alone:+.3f}",
             math.nan,
-            _judged(abs(d_abr) < 0.02 and d_alone > 2 * abs(d_abr), d_abr, d_alone),
+            judged(abs(d_abr) < 0.02 and d_alone > 2 * abs(d_abr), d_abr, d_alone),
         )
     )
     lim = df[df.constant_bps.notna()]
@@ -283,7 +278,7 @@ def claims(df: pd.DataFrame) -> list[dict[str, Any]]:
                 f"the limit, {state} rate: efficiency (at the paper's 53/48; 0.90 ± 5 %)",
                 f"{m:.3f} ({taxed:.3f})",
                 math.nan,
-                _judged(abs(taxed - 0.90) <= 0.05 * 0.90, taxed),
+                judged(abs(taxed - 0.90) <= 0.05 * 0.90, taxed),
             )
         )
     return [

@@ -5,41 +5,24 @@ measured, the criterion decided before looking, and whether it holds."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from satcc.studies.claim_rows import CLAIM_COLUMNS, claim_row
 from satcc.studies.tfrc_dama import model as study
 from satcc.studies.tfrc_dama.data import PhaseSweep, Results
-
-COLUMNS = ["claim", "source", "measured", "criterion", "holds"]
 
 
 def claims_table(r: Results, fluid: pd.DataFrame, quick: bool) -> pd.DataFrame:
     rows = [claim(r) for claim in SINGLE_FLOW]
     rows.append(claim_fluid_close(fluid))
     rows += [claim(r) for claim in AGGREGATED]
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=CLAIM_COLUMNS)
     if quick:
         frame["measured"] = frame["measured"].astype(str) + " (quick mode)"
     return frame
-
-
-def _row(
-    claim: str,
-    source: str,
-    measured: str,
-    criterion: str,
-    holds: bool | None,
-    rests_on: Iterable[float] = (),
-) -> dict:
-    """A claim's row. `rests_on`: the numbers the judgment compared; if one
-    of them was not measured (NaN: a run or a series missing) the claim is
-    not judged, neither held nor failed."""
-    if any(math.isnan(v) for v in rests_on):
-        holds = None
-    return dict(zip(COLUMNS, (claim, source, measured, criterion, holds), strict=True))
 
 
 def _sweep(r: Results, frame: str, name: str) -> PhaseSweep | None:
@@ -60,7 +43,7 @@ def _fmt(values: list[float], names: tuple[str, ...]) -> str:
 
 
 def _missing(claim: str, source: str, criterion: str) -> dict:
-    return _row(claim, source, "not measured", criterion, None)
+    return claim_row(claim, source, "not measured", criterion, None)
 
 
 # ------------------------------------------------------------ single flow
@@ -76,7 +59,7 @@ def claim_cra_acceptable(r: Results) -> dict:
         parts.append(f"{frame}: CRA {cra:.2f} s, DAMA {dama:.2f} s")
         holds.append(dama > 1.2 * cra)
         values += [cra, dama]
-    return _row(claim, source, "; ".join(parts), criterion, all(holds), values)
+    return claim_row(claim, source, "; ".join(parts), criterion, all(holds), values)
 
 
 def claim_qs_improves(r: Results) -> dict:
@@ -89,7 +72,7 @@ def claim_qs_improves(r: Results) -> dict:
         parts.append(f"{frame}: {_fmt([dama, qs], ('DAMA', 'DAMA+QS'))}")
         holds.append(qs < dama)
         values += [dama, qs]
-    return _row(claim, source, "; ".join(parts), criterion, all(holds), values)
+    return claim_row(claim, source, "; ".join(parts), criterion, all(holds), values)
 
 
 def claim_qs_not_enough_large(r: Results) -> dict:
@@ -98,7 +81,7 @@ def claim_qs_not_enough_large(r: Results) -> dict:
     criterion = "large frame: peak median E2ED with DAMA+QS at least 1 s above CRA+QS"
     cra_qs, dama_qs = _peaks(r, "large", "CRA+QS", "DAMA+QS")
     measured = _fmt([cra_qs, dama_qs], ("CRA+QS", "DAMA+QS"))
-    return _row(claim, source, measured, criterion, dama_qs - cra_qs >= 1.0, [cra_qs, dama_qs])
+    return claim_row(claim, source, measured, criterion, dama_qs - cra_qs >= 1.0, [cra_qs, dama_qs])
 
 
 def _timeline(r: Results, claim: str, source: str, key: str, published: float) -> dict:
@@ -111,7 +94,7 @@ def _timeline(r: Results, claim: str, source: str, key: str, published: float) -
     at = s.per_run(key)
     med = float(np.nanmedian(at))
     measured = f"median {med:.2f} s (phases {np.nanmin(at):.2f}-{np.nanmax(at):.2f} s)"
-    return _row(claim, source, measured, criterion, abs(med - published) <= 0.25 * published)
+    return claim_row(claim, source, measured, criterion, abs(med - published) <= 0.25 * published)
 
 
 def claim_qs_response_one_rtt(r: Results) -> dict:
@@ -138,7 +121,7 @@ def claim_e2ed_5_to_9(r: Results) -> dict:
     peaks = s.peaks()
     lo, hi = float(peaks.min()), float(peaks.max())
     measured = f"largest E2ED over phases {lo:.2f}-{hi:.2f} s (median {np.median(peaks):.2f} s)"
-    return _row(claim, source, measured, criterion, lo >= 4.0 and hi <= 10.0)
+    return claim_row(claim, source, measured, criterion, lo >= 4.0 and hi <= 10.0)
 
 
 def claim_small_frame_better(r: Results) -> dict:
@@ -154,7 +137,7 @@ def claim_small_frame_better(r: Results) -> dict:
         f"peak median large {peak[0]:.2f} s, small {peak[1]:.2f} s; "
         f"spread large {spread[0]:.2f} s, small {spread[1]:.2f} s"
     )
-    return _row(
+    return claim_row(
         claim, source, measured, criterion, peak[1] <= peak[0] / 2 and spread[1] <= spread[0] / 2
     )
 
@@ -173,7 +156,7 @@ def claim_fig5_order(r: Results, tq_max: str = "QSD Tq=max", rto: str = "the pro
     peaks = _peaks(r, "large", *names)
     dama, qs, q0, qopt, qmax = peaks
     holds = dama > qs and abs(q0 - qs) <= 0.2 * qs and qmax < qs and abs(qopt - qmax) <= 0.2 * qmax
-    return _row(claim, source, _fmt(peaks, names), criterion, holds, peaks)
+    return claim_row(claim, source, _fmt(peaks, names), criterion, holds, peaks)
 
 
 def claim_fig5_order_rto3(r: Results) -> dict:
@@ -200,7 +183,7 @@ def claim_fig6_flat(r: Results) -> dict:
                 holds.append(np.ptp(worst) < 0.25 * np.mean(worst))
             elif not name.startswith("QSD"):
                 holds.append(worst[-1] > worst[0])
-    return _row(claim, source, "; ".join(parts), criterion, all(holds))
+    return claim_row(claim, source, "; ".join(parts), criterion, all(holds))
 
 
 def claim_timeout_risk(r: Results) -> dict:
@@ -221,7 +204,7 @@ def claim_timeout_risk(r: Results) -> dict:
             shares[(frame, name)] = late
             parts.append(f"{frame} {name}: {100 * late:.0f} %")
     holds = all(v == 0 for (f, n), v in shares.items() if n == "QSD Tq=opt")
-    return _row(claim, source, "; ".join(parts), criterion, holds)
+    return claim_row(claim, source, "; ".join(parts), criterion, holds)
 
 
 def claim_fluid_close(fluid: pd.DataFrame) -> dict:
@@ -240,7 +223,7 @@ def claim_fluid_close(fluid: pd.DataFrame) -> dict:
             f"{100 * sel['mean_rel_diff'].max():.0f} %)"
         )
     holds = bool(fluid[fluid["feedback"] == "rfc5348"]["within_10pct"].all())
-    return _row(claim, source, "; ".join(parts), criterion, holds)
+    return claim_row(claim, source, "; ".join(parts), criterion, holds)
 
 
 def claim_no_uplink_overflow_single(r: Results) -> dict:
@@ -253,7 +236,7 @@ def claim_no_uplink_overflow_single(r: Results) -> dict:
     drops = 0
     for s in summaries:
         drops += sum(s[f"links.up{i}.drops"] for i in range(1, study.TERMINALS + 1))
-    return _row(claim, source, f"{drops} drops", criterion, drops == 0)
+    return claim_row(claim, source, f"{drops} drops", criterion, drops == 0)
 
 
 SINGLE_FLOW: list[Callable[[Results], dict]] = [
@@ -290,7 +273,7 @@ def claim_load(r: Results) -> dict:
     holds = abs(load - study.PAPER_LOAD_BPS) <= 0.15 * study.PAPER_LOAD_BPS and all(
         abs(s - c.share) <= 0.05 for s, c in zip(shares, study.CLASSES, strict=True)
     )
-    return _row(claim, source, measured, criterion, holds, [load, *shares])
+    return claim_row(claim, source, measured, criterion, holds, [load, *shares])
 
 
 def _iptv_p95(r: Results, name: str) -> float:
@@ -303,7 +286,7 @@ def claim_qs_helps_iptv(r: Results) -> dict:
     criterion = "95th percentile of IPTV E2ED in the first 30 s: QS at least 20 % below no QS"
     none, qs = _iptv_p95(r, "DAMA"), _iptv_p95(r, "DAMA+QS")
     measured = f"no QS {none:.2f} s, QS {qs:.2f} s"
-    return _row(claim, source, measured, criterion, qs <= 0.8 * none, [none, qs])
+    return claim_row(claim, source, measured, criterion, qs <= 0.8 * none, [none, qs])
 
 
 def claim_qsd_gain_smaller(r: Results) -> dict:
@@ -318,7 +301,7 @@ def claim_qsd_gain_smaller(r: Results) -> dict:
     single_gain = (single_qs - single_qsd) / single_qs
     measured = f"aggregated {100 * agg_gain:.0f} %, single flow {100 * single_gain:.0f} %"
     rests_on = [qs, qsd, single_qs, single_qsd]
-    return _row(claim, source, measured, criterion, agg_gain < single_gain, rests_on)
+    return claim_row(claim, source, measured, criterion, agg_gain < single_gain, rests_on)
 
 
 def claim_best_tq_aggregate(r: Results) -> dict:
@@ -331,7 +314,7 @@ def claim_best_tq_aggregate(r: Results) -> dict:
         return _missing(claim, source, criterion)
     best = names[int(np.nanargmin(values))]
     measured = _fmt(values, names) + f"; best {best}"
-    return _row(claim, source, measured, criterion, best == "QSD Tq=0", values)
+    return claim_row(claim, source, measured, criterion, best == "QSD Tq=0", values)
 
 
 def claim_voip_insensitive(r: Results) -> dict:
@@ -342,7 +325,7 @@ def claim_voip_insensitive(r: Results) -> dict:
     mean = float(np.mean(values))
     measured = _fmt(values, study.AGGREGATE)
     holds = all(abs(v - mean) <= 0.2 * mean for v in values)
-    return _row(claim, source, measured, criterion, holds, values)
+    return claim_row(claim, source, measured, criterion, holds, values)
 
 
 def claim_video_tails(r: Results) -> dict:
@@ -352,7 +335,7 @@ def claim_video_tails(r: Results) -> dict:
     names = ("QSD Tq=0", "QSD Tq=opt", "QSD Tq=max")
     values = [_agg(r, n, "video_window_e2ed_p99_s") for n in names]
     holds = values[1] > values[0] < values[2]
-    return _row(claim, source, _fmt(values, names), criterion, holds, values)
+    return claim_row(claim, source, _fmt(values, names), criterion, holds, values)
 
 
 def claim_iptv_order(r: Results) -> dict:
@@ -366,7 +349,7 @@ def claim_iptv_order(r: Results) -> dict:
     best = min(values, key=lambda k: values[k])
     measured = _fmt(list(values.values()), study.AGGREGATE) + f"; lowest {best}"
     holds = values["DAMA"] > max(values["DAMA+QS"], values["QSD Tq=0"]) and best == "QSD Tq=opt"
-    return _row(claim, source, measured, criterion, holds, values.values())
+    return claim_row(claim, source, measured, criterion, holds, values.values())
 
 
 def claim_iptv_buffer_absorbs(r: Results) -> dict:
@@ -376,7 +359,7 @@ def claim_iptv_buffer_absorbs(r: Results) -> dict:
     names = study.AGGREGATE[1:]
     losses = [_agg(r, n, "iptv_tx_buffer_loss") for n in names]
     measured = ", ".join(f"{n} {100 * v:.3f} %" for n, v in zip(names, losses, strict=True))
-    return _row(claim, source, measured, criterion, all(v == 0 for v in losses), losses)
+    return claim_row(claim, source, measured, criterion, all(v == 0 for v in losses), losses)
 
 
 def claim_no_uplink_overflow(r: Results) -> dict:
@@ -386,7 +369,7 @@ def claim_no_uplink_overflow(r: Results) -> dict:
     drops = {n: _agg(r, n, "uplink_drops") for n in study.AGGREGATE}
     measured = f"{sum(drops.values()):g} drops"
     holds = all(v == 0 for v in drops.values())
-    return _row(claim, source, measured, criterion, holds, drops.values())
+    return claim_row(claim, source, measured, criterion, holds, drops.values())
 
 
 AGGREGATED: list[Callable[[Results], dict]] = [
