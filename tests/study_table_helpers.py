@@ -28,3 +28,14 @@ def layout_text(study, table: pd.DataFrame, parts: int | None = None) -> str:
     for part in study.layout(table)[:parts]:
         console.print(part)
     return console.export_text()
+
+
+def assert_nothing_judged(study, parts: int | None = None) -> None:
+    """With nothing measured, no check has a verdict and the layout prints
+    "not measured" where PASS or FAIL would be (NaN compares false: every
+    check read FAIL with n/a as its measurement)."""
+    table = unmeasured_table(study)
+    judged = table[table["tolerance_kind"] != "none"]
+    assert len(judged) and judged["passed"].isna().all()
+    text = layout_text(study, table, parts)
+    assert "PASS" not in text and "FAIL" not in text and "not measured" in text
