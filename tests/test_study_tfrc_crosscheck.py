@@ -13,6 +13,7 @@ import satcc
 from satcc import studies
 from satcc.studies import ns2, ns2_tfrc
 from satcc.studies import tfrc_crosscheck as study
+from satcc.studies.execution import run_one
 from satcc.studies.ns2_tfrc import TfrcCase
 from study_table_helpers import assert_nothing_judged
 
@@ -196,3 +197,22 @@ def test_quick_reproduction_judges_every_case(tmp_path):
 
 def test_no_check_is_judged_on_numbers_that_were_not_measured():
     assert_nothing_judged(dataclasses.replace(study.STUDY, references=study.references(judge=True)))
+
+
+def test_a_ratio_over_an_ns2_figure_of_zero_is_not_judged(monkeypatch):
+    # ns-2 losing nothing from the transmit buffer has no ratio to satcc's
+    # loss: not a ZeroDivisionError that stops the study.
+    spec = next(
+        s
+        for s in study.STUDY.runs(True)
+        if s.params["profile"] == "ns2"
+        and s.params["stop_s"] is None
+        and s.label.startswith("start-up")
+    )
+    point = study.BY_LABEL[spec.params["case"]]
+    zeros = {"buffer_loss": [0.0] * point.case.copies, "sent": [10.0] * point.case.copies}
+    monkeypatch.setattr(study, "_ns2_metrics", lambda point, stop: zeros)
+    summary = run_one(spec.scenario, 1)
+    m = study.metrics(summary, spec)
+    assert m["ns2_buffer_loss"] == 0.0 and math.isnan(m["buffer_loss_ratio"])
+    assert m["sent_ratio"] == pytest.approx(m["satcc_sent"] / 10.0)

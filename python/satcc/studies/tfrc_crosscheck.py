@@ -285,7 +285,7 @@ def _ns2_metrics(point: Point, stop: float | None) -> dict[str, list[float]]:
         return out
     ends = r["end"]
     if point.kind == "startup":
-        out["buffer_loss"] = [(e["gen"] - e["sent"]) / e["gen"] for e in ends]
+        out["buffer_loss"] = [_ratio(e["gen"] - e["sent"], e["gen"]) for e in ends]
         out["sent"] = [e["sent"] for e in ends]
         return out
     out["throughput_mbps"] = [e["bytes"] * 8 / case.duration_s / 1e6 for e in ends]
@@ -339,6 +339,12 @@ def _se(values: list[float]) -> float:
     return float(np.std(vals, ddof=1) / math.sqrt(len(vals))) if len(vals) > 1 else math.nan
 
 
+def _ratio(a: float, b: float) -> float:
+    """a / b, NaN (not judged) where b is 0: satcc against an ns-2 figure of
+    0 (no loss, say) has no ratio, and the division would stop the study."""
+    return a / b if b != 0 else math.nan
+
+
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     """Ensemble means (and standard errors, `_se`) of satcc's figures and, for
     the ns2 profile, ns-2's and the ratio of the two."""
@@ -349,7 +355,8 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         out[f"satcc_{name}"] = _mean(values)
         out[f"satcc_{name}_se"] = _se(values)
     if point.kind == "loss":
-        out["satcc_over_equation"] = out["satcc_throughput_mbps"] / out["satcc_equation_mbps"]
+        throughput, equation = out["satcc_throughput_mbps"], out["satcc_equation_mbps"]
+        out["satcc_over_equation"] = _ratio(throughput, equation)
     if spec.params["profile"] != "ns2":
         return out
     theirs = _ns2_metrics(point, spec.params["stop_s"])
@@ -357,7 +364,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         if name in theirs:
             out[f"ns2_{name}"] = _mean(theirs[name])
             out[f"ns2_{name}_se"] = _se(theirs[name])
-            out[f"{name}_ratio"] = out[f"satcc_{name}"] / out[f"ns2_{name}"]
+            out[f"{name}_ratio"] = _ratio(out[f"satcc_{name}"], out[f"ns2_{name}"])
     for name in ("sent", "buffer_loss", "throughput_mbps", "tcp_mbps", "tfrc_over_tcp"):
         out.setdefault(f"ns2_{name}", math.nan)
         out.setdefault(f"{name}_ratio", math.nan)
