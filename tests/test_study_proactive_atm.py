@@ -239,3 +239,11 @@ def test_no_check_is_judged_on_numbers_that_were_not_measured():
     assert offered.any() and (judged[offered]["passed"] == False).all()  # noqa: E712
     rest = judged[~offered]
     assert len(rest) and rest["passed"].isna().all(), rest[["label", "metric", "measured"]]
+
+
+def test_the_least_loss_a_load_allows():
+    from satcc.studies.proactive_atm.figures import least_loss
+
+    assert least_loss(1.25) == pytest.approx(0.2)
+    # Not overloaded, or nothing carried at all (it divided by 0): no loss.
+    assert least_loss(0.8) == least_loss(1.0) == least_loss(0.0) == 0.0

@@ -313,6 +313,12 @@ BASIS_STATED = {
 }
 
 
+def least_loss(load: float) -> float:
+    """The least loss a load allows on a link busy all the time: 1 - 1/load
+    when overloaded, none otherwise (a link that carried nothing included)."""
+    return 1.0 - 1.0 / load if load > 1.0 else 0.0
+
+
 def basis_table(pp: pd.DataFrame) -> pd.DataFrame:
     """Each point of study.BASIS_POINTS under both readings of what the
     rates count: the loss or file time the thesis states there, the
@@ -342,7 +348,7 @@ def basis_table(pp: pd.DataFrame) -> pd.DataFrame:
                     "measured": float(r[metric]),
                     "ci": float(r.get(f"{metric}_ci", math.nan)),
                     "load_measured": load,
-                    "least_loss_at_load": max(0.0, 1.0 - 1.0 / load),
+                    "least_loss_at_load": least_loss(load),
                 }
             )
     return pd.DataFrame(rows)
