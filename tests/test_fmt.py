@@ -129,6 +129,13 @@ def test_verdict():
     assert fmt.verdict_markup(True) == "[green]PASS[/]"
     assert fmt.verdict_markup(False) == "[bold red]FAIL[/]"
     assert fmt.verdict_markup(None) == "[dim]shown[/]"
+    # A check (a row with a tolerance) without a verdict: nothing measured.
+    assert [fmt.verdict(p, check=True) for p in (True, None, math.nan)] == [
+        "PASS",
+        "not measured",
+        "not measured",
+    ]
+    assert fmt.verdict_markup(None, check=True) == "[dim]not measured[/]"
 
 
 def test_pick_unit_uses_the_last_unit_below_the_smallest():

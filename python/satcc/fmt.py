@@ -117,18 +117,23 @@ def tolerance(value: Any, kind: str) -> str:
     return f"±{value:g}"
 
 
-def verdict(passed: Any) -> str:
-    """PASS or FAIL for a judged check; "shown" for a row that is not judged
-    (passed is None, or NaN once it went through a table)."""
+NOT_MEASURED = "not measured"
+
+
+def verdict(passed: Any, check: bool = False) -> str:
+    """PASS or FAIL for a judged check. Without a verdict (passed None, or
+    NaN once it went through a table): "not measured" for a `check` (a row
+    with a tolerance, that no run gave a number to judge), "shown" for a row
+    shown beside the paper without a tolerance."""
     if is_missing(passed):
-        return "shown"
+        return NOT_MEASURED if check else "shown"
     return "PASS" if passed else "FAIL"
 
 
-VERDICT_STYLES = {"PASS": "green", "FAIL": "bold red", "shown": "dim"}
+VERDICT_STYLES = {"PASS": "green", "FAIL": "bold red", "shown": "dim", NOT_MEASURED: "dim"}
 
 
-def verdict_markup(passed: Any) -> str:
+def verdict_markup(passed: Any, check: bool = False) -> str:
     """The verdict in rich console markup."""
-    word = verdict(passed)
+    word = verdict(passed, check)
     return f"[{VERDICT_STYLES[word]}]{word}[/]"

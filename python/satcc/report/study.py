@@ -157,22 +157,19 @@ def _registered_study(name: str) -> Any:
         return None
 
 
-def _unmeasured(check: dict[str, Any]) -> bool:
-    """A check with a tolerance but no verdict: no run measured its metric
-    (satcc.studies.compare.measured_at_all). Not a pass, and not a failure
-    of the model either: the table says so, and the study is not a PASS."""
-    return _judged(check) and fmt.is_missing(check.get("passed"))
+def _verdict(check: dict[str, Any]) -> str:
+    """PASS, FAIL, "shown" or, for a check no run measured (passed None:
+    satcc.studies.compare.measured_at_all), "not measured": not a pass, and
+    its study is no PASS either (study_outcome)."""
+    return fmt.verdict(check.get("passed") if _judged(check) else None, check=_judged(check))
 
 
 def _check_row(check: dict[str, Any], sources: list[str]) -> dict[str, Any]:
     """One row of the checks table, as the template shows it."""
-    if _unmeasured(check):
-        verdict, css = "not measured", "shown"
-    else:
-        verdict = fmt.verdict(bool(check.get("passed")) if _judged(check) else None)
-        css = verdict.lower()
+    verdict = _verdict(check)
     return {
-        "css": css,
+        # The page styles what has no verdict alike.
+        "css": "shown" if verdict == fmt.NOT_MEASURED else verdict.lower(),
         "params": check.get("params") or "",
         "label": check.get("label", ""),
         "metric": check.get("metric", ""),
@@ -262,8 +259,7 @@ def _study_figure(name: str, checks: list[dict[str, Any]]) -> Markup | str:
         ratio = float(c["measured"]) / float(c["published"])
         ci = c.get("ci_half_width")
         xerr = None if fmt.is_missing(ci) else abs(float(ci) / published)
-        judged = _judged(c) and not _unmeasured(c)
-        color = ("#1a7f37" if c.get("passed") else "#c62828") if judged else "#78909c"
+        color = {"PASS": "#1a7f37", "FAIL": "#c62828"}.get(_verdict(c), "#78909c")
         ax.errorbar(
             ratio,
             yi,

@@ -411,7 +411,7 @@ def _verdicts(rows: Any) -> str:
     if not checks:
         return ""
     if not judged:
-        return "[dim]not measured[/]"
+        return verdict_markup(None, check=True)
     failed = [SHORT[r.metric] for r in judged if not r.passed]
     word = verdict_markup(not failed) + (" " + ", ".join(failed) if failed else "")
     return word + (f" [dim]({', '.join(unmeasured)} not measured)[/]" if unmeasured else "")

@@ -158,11 +158,8 @@ def not_measured(table: pd.DataFrame) -> pd.Series:
 
 
 def verdict_markup(row: Any) -> str:
-    """A table row's verdict in rich markup: PASS, FAIL, "shown" for a row
-    without a tolerance, "not measured" for a check with nothing to judge."""
-    if row.tolerance_kind != "none" and fmt.is_missing(row.passed):
-        return "[dim]not measured[/]"
-    return fmt.verdict_markup(row.passed)
+    """A table row's verdict in rich markup (fmt.verdict)."""
+    return fmt.verdict_markup(row.passed, check=row.tolerance_kind != "none")
 
 
 def verdict_line(table: pd.DataFrame) -> str:
