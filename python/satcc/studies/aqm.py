@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.spec import Reference, RunSpec, Study, shown
+from satcc.studies.spec import Reference, RunSpec, Study, measured, shown
 
 RATE_BPS = 10e6
 PACKET_BYTES = 1500
@@ -169,8 +169,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     # Counters an absent key leaves at 0; a delay or an average it leaves
     # unmeasured (NaN), never 0 ms, which a delay target would judge.
     def link(key: str, default: float = 0.0) -> float:
-        value = summary.get(f"links.bn.{key}", default)
-        return math.nan if value is None else float(value)
+        return measured(summary.get(f"links.bn.{key}", default))
 
     arrivals = link("arrivals")
     # A drop-tail queue drops nothing early; an AQM whose summary lacks its

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from satcc.studies.spec import Reference, RunSpec, Study, shown
+from satcc.studies.spec import Reference, RunSpec, Study, measured, shown
 
 DURATION_S = 200.0
 STEP_S = 0.1
@@ -205,10 +205,7 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     bdp = RATE_BPS * geo["path_rtt_mean_ms"] / 1e3 / (8 * PACKET)
 
     def value(key: str) -> float:
-        # A figure the run could not measure (no packet waited: a null mean
-        # wait) is NaN, not judged; float(None) would stop the study.
-        v = summary[key]
-        return math.nan if v is None else float(v)
+        return measured(summary[key])
 
     return {
         **geo,

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.spec import Reference, RunSpec, Study
+from satcc.studies.spec import Reference, RunSpec, Study, measured
 
 LINK_RATE_BPS = 10_000_000  # C = 10 Mbps
 MEAN_BYTES = 1000
@@ -181,9 +181,7 @@ def seeds(quick: bool) -> list[int]:
 
 def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     def value(key: str) -> float:
-        # A run with no arrival has no mean wait (null): not measured.
-        v = summary[key]
-        return math.nan if v is None else float(v)
+        return measured(summary[key])
 
     wq = value(f"links.{LINK}.wait_mean_s")
     lq = value(f"links.{LINK}.queue_mean_packets")

@@ -107,6 +107,14 @@ def shown(label: str, metric: str, source: str = "satcc (no published value)") -
     return Reference(label, metric, math.nan, source, 0.0, "none", kind="shown")
 
 
+def measured(value: Any) -> float:
+    """A value of a run's summary as a metric: a number, or NaN (not
+    measured, so not judged) for the null a run reports where it had
+    nothing to measure (a mean wait without arrivals, a loss ratio without
+    cells)."""
+    return math.nan if value is None else float(value)
+
+
 @dataclass(frozen=True)
 class Study:
     """A reproducible comparison between the simulator and published results.

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from satcc.studies.spec import Reference, RunSpec
+from satcc.studies.spec import Reference, RunSpec, measured
 
 LINK_BPS = 6e6
 CELL_BYTES, PAYLOAD_BYTES = 53, 48
@@ -401,11 +401,11 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         k = f"cell_sources.{kind}."
         sent = summary[k + "cells_sent"]
         # A type that sent no cell has null ratios: not measured (NaN).
-        m[f"{kind}_loss"] = _num(summary[k + "queue_loss_ratio"])
-        m[f"{kind}_access_loss"] = _num(summary[k + "access_loss_ratio"])
+        m[f"{kind}_loss"] = measured(summary[k + "queue_loss_ratio"])
+        m[f"{kind}_access_loss"] = measured(summary[k + "access_loss_ratio"])
         offered[kind] = summary[k + "offered_bps"]
         if kind != "data":
-            m[f"{kind}_late"] = _num(summary[k + "late_fraction"])
+            m[f"{kind}_late"] = measured(summary[k + "late_fraction"])
             sent_rt += sent
             lost_rt += summary[k + "cells_dropped_in_queues"]
             late_rt += summary[k + "late_cells"]
@@ -428,16 +428,16 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     if counts["data"]:
         k = "cell_sources.data."
         m["files_finished"] = float(summary[k + "files_completed"])
-        m["file_time_s"] = _num(summary.get(k + "file_time_mean_s"))
+        m["file_time_s"] = measured(summary.get(k + "file_time_mean_s"))
         data_bps = nominal_bps(summary[k + "offered_bps"] / LINK_BPS, basis)
         m["file_time_renewal_s"] = renewal_file_time(counts["data"], data_bps)
         m["data_throughput"] = summary[k + "received_payload_bps"] / LINK_BPS
         # A data source may send above its nominal 500 kb/s (no ceiling,
         # section 6.2.1.3) and its peak-rate controller then holds cells:
         # lateness from the network (queues) apart from that hold.
-        m["data_late"] = _num(summary[k + "late_in_network_fraction"])
-        m["data_late_from_creation"] = _num(summary[k + "late_fraction"])
-        m["data_access_hold_s"] = _num(summary.get(k + "access_hold_mean_s"))
+        m["data_late"] = measured(summary[k + "late_in_network_fraction"])
+        m["data_late_from_creation"] = measured(summary[k + "late_fraction"])
+        m["data_access_hold_s"] = measured(summary.get(k + "access_hold_mean_s"))
     # Cells the UPC marked CLP = 1 (none in case 1, which has no UPC): what
     # the bucket depth trades against the real-time cells' delay.
     marked = sum(
@@ -453,10 +453,6 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
         )
     )
     return m
-
-
-def _num(v: Any) -> float:
-    return math.nan if v is None else float(v)
 
 
 SRC = "proactive-atm thesis, section 8."

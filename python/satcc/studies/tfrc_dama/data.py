@@ -6,13 +6,12 @@ distributions."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from satcc.studies.spec import RunSpec
+from satcc.studies.spec import RunSpec, measured
 from satcc.studies.tfrc_dama import model as study
 
 
@@ -29,7 +28,7 @@ class PhaseSweep:
     phases: list[int] = field(default_factory=list)
 
     def per_run(self, key: str) -> np.ndarray:
-        return np.array([_num(s.get(f"tfrc.v.{key}")) for s in self.summaries])
+        return np.array([measured(s.get(f"tfrc.v.{key}")) for s in self.summaries])
 
     def median(self) -> np.ndarray:
         return np.median(self.e2ed, axis=0)
@@ -94,7 +93,7 @@ def gather(
                 summary["tfrc.v.e2ed_max_s"]
             )
             first.setdefault(key, {}).setdefault(p["rate_kbps"], []).append(
-                _num(summary.get("tfrc.v.first_report_s"))
+                measured(summary.get("tfrc.v.first_report_s"))
             )
         else:
             agg_runs.setdefault(p["strategy"], []).append((summary, series.get((i, seed), {})))
@@ -171,7 +170,3 @@ def _mean_cdf(cdfs: list) -> tuple[np.ndarray, np.ndarray]:
     grid = np.unique(np.concatenate([np.asarray(x) for x, _ in cdfs]))
     ys = [np.interp(grid, np.asarray(x), np.asarray(y), left=0.0, right=1.0) for x, y in cdfs]
     return grid, np.mean(ys, axis=0)
-
-
-def _num(v: Any) -> float:
-    return math.nan if v is None else float(v)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from satcc.scenario.dvb_rcs import frame_timing, preset_frame
-from satcc.studies.spec import Reference, RunSpec
+from satcc.studies.spec import Reference, RunSpec, measured
 
 TERMINALS = 5
 TP_S = 0.252
@@ -357,9 +357,9 @@ def metrics(summary: dict[str, Any], spec: RunSpec) -> dict[str, float]:
     m |= {
         "e2ed_max_s": float(summary[f + "e2ed_max_s"]),
         "e2ed_p50_s": float(summary[f + "e2ed_p50_s"]),
-        "first_report_s": _num(summary.get(f + "first_report_s")),
-        "qs_validated_s": _num(summary.get(f + "qs_validated_s")),
-        "qs_cut_s": _num(summary.get(f + "qs_cut_s")),
+        "first_report_s": measured(summary.get(f + "first_report_s")),
+        "qs_validated_s": measured(summary.get(f + "qs_validated_s")),
+        "qs_cut_s": measured(summary.get(f + "qs_cut_s")),
         "nofeedback_expiries": float(summary[f + "nofeedback_expiries"]),
         "qs_approved_bps": float(summary[f + "qs_approved_bps"]),
         "packets_lost": float(summary[f + "generated"] - summary[f + "packets_received"]),
@@ -393,15 +393,11 @@ def _aggregate_metrics(summary: dict[str, Any], duration_s: float) -> dict[str, 
             "flows_qs_approved",
             "flows_started",
         ):
-            m[f"{c.name}_{key}"] = _num(summary.get(k + key))
+            m[f"{c.name}_{key}"] = measured(summary.get(k + key))
     m["load_bps"] = total
     for c in CLASSES:
         m[f"{c.name}_share"] = loads[c.name] / total if total else math.nan
     return m
-
-
-def _num(v: Any) -> float:
-    return math.nan if v is None else float(v)
 
 
 def _table_one(frame: str) -> list[Reference]:
